@@ -1,0 +1,104 @@
+package dev.triggeroutbox.dispatch.boundary;
+
+import dev.triggeroutbox.dispatch.control.Claims;
+import dev.triggeroutbox.dispatch.control.DispatchCounters;
+import dev.triggeroutbox.dispatch.control.DispatchSettings;
+import dev.triggeroutbox.dispatch.control.DrainLoop;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.Timer;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The poll timer of this node: a non-persistent interval timer (every node has its own; nodes
+ * coordinate only through the database). Each tick recovers expired leases and wakes the drain
+ * loop; commits that enqueue wake it too, so the timer is the safety net, not the latency path.
+ */
+@Singleton
+@Startup
+@DependsOn("SchemaMigrations")
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class Dispatcher {
+
+    private static final Logger LOG = Logger.getLogger(Dispatcher.class.getName());
+    private static final long PRUNE_EVERY_MILLIS = 10 * 60_000;
+    private static final int RECOVER_LIMIT = 1_000;
+    private static final int PRUNE_CHUNK = 10_000;
+
+    @Resource
+    TimerService timers;
+
+    @Inject
+    DispatchSettings settings;
+
+    @Inject
+    DrainLoop drainLoop;
+
+    @Inject
+    Claims claims;
+
+    @Inject
+    DispatchCounters counters;
+
+    private Timer timer;
+    private long lastPrune;
+
+    @PostConstruct
+    void start() {
+        if (!settings.enabled()) {
+            LOG.info("outbox dispatcher disabled on this node (outbox.dispatch.enabled=false)");
+            return;
+        }
+        timer = timers.createIntervalTimer(0, settings.pollIntervalMillis(), new TimerConfig("outbox-dispatcher", false));
+    }
+
+    @PreDestroy
+    void stop() {
+        drainLoop.pause();
+        if (timer != null) {
+            try {
+                timer.cancel();
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "timer already gone", e);
+            }
+        }
+    }
+
+    @Timeout
+    void tick() {
+        try {
+            int recovered = claims.recoverExpiredLeases(RECOVER_LIMIT);
+            if (recovered > 0) {
+                counters.leasesRecovered(recovered);
+                LOG.info(() -> recovered + " expired lease(s) recovered; those rows are claimable again");
+            }
+            pruneHistoryNowAndThen();
+        } catch (Exception e) {
+            // never let the container retry a failed tick; the next one comes soon
+            LOG.log(Level.WARNING, "dispatcher housekeeping failed: " + e.getMessage());
+        }
+        drainLoop.wake();
+    }
+
+    private void pruneHistoryNowAndThen() throws java.sql.SQLException {
+        long now = System.currentTimeMillis();
+        if (now - lastPrune >= PRUNE_EVERY_MILLIS) {
+            lastPrune = now;
+            claims.pruneHistory(settings.historyRetentionHours(), PRUNE_CHUNK);
+        }
+    }
+}

@@ -1,0 +1,258 @@
+package dev.triggeroutbox.dispatch.control;
+
+import dev.triggeroutbox.dispatch.entity.BatchOutcome;
+import dev.triggeroutbox.dispatch.entity.ClaimedRow;
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.ClaimToken;
+import dev.triggeroutbox.outbox.entity.ExecutionId;
+import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.ScriptId;
+import dev.triggeroutbox.outbox.entity.TriggerId;
+import jakarta.inject.Inject;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.Transactional;
+import jakarta.transaction.Transactional.TxType;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The dispatcher's SQL: claim a batch, finish a batch, recover expired leases. Each is a fixed
+ * number of statements per batch, never one per row, and each finishing statement is fenced by the
+ * claim token and the lease: a node that lost its lease changes nothing.
+ */
+@ApplicationScoped
+public class Claims {
+
+    /** How many rows one finish changed, and how many it refused because the claim was no longer held. */
+    public record Finished(int delivered, int retried, int dead, int fenced) {
+    }
+
+    @Inject
+    DataSource dataSource;
+
+    /**
+     * Claims up to {@code limit} due rows for {@code node}: one statement, so concurrent claimers on any
+     * node never take the same row (SKIP LOCKED passes over rows another claim is taking right now).
+     * The lease and the due time are read on the database clock, never on this node's.
+     */
+    @Transactional(TxType.REQUIRES_NEW)
+    public List<ClaimedRow> claim(String node, ClaimToken token, int limit, long leaseMillis) throws SQLException {
+        String sql = """
+                WITH due AS (
+                    SELECT id FROM outbox
+                    WHERE claim_token IS NULL AND next_attempt_at <= now()
+                    ORDER BY next_attempt_at
+                    LIMIT ?                                              -- 1: batch size
+                    FOR UPDATE SKIP LOCKED
+                ), claimed AS (
+                    UPDATE outbox o
+                    SET claim_token = ?,                                 -- 2: fresh token of this claim
+                        claimed_by = ?,                                  -- 3: node name
+                        claimed_at = now(),
+                        lease_expires_at = now() + ? * interval '1 millisecond',  -- 4: lease
+                        attempt_count = o.attempt_count + 1
+                    FROM due
+                    WHERE o.id = due.id
+                    RETURNING o.id, o.app_id, o.source_kind, o.trigger_id, o.script_id, o.reply_to,
+                              o.payload::text AS payload, o.origin_principal, o.trigger_depth,
+                              o.root_execution_id, o.attempt_count, o.max_attempts, o.created_at
+                )
+                SELECT c.*, t.target_type, t.target, t.secret, t.enabled, t.max_attempts AS trigger_max_attempts
+                FROM claimed c LEFT JOIN triggers t ON t.id = c.trigger_id
+                """;
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setInt(1, limit);
+            ps.setObject(2, token.value());
+            ps.setString(3, node);
+            ps.setLong(4, leaseMillis);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<ClaimedRow> rows = new ArrayList<>(limit);
+                while (rs.next()) {
+                    rows.add(toClaimedRow(rs));
+                }
+                return rows;
+            }
+        }
+    }
+
+    private static ClaimedRow toClaimedRow(ResultSet rs) throws SQLException {
+        String targetType = rs.getString("target_type");
+        ClaimedRow.TriggerTarget trigger = targetType == null ? null
+                : new ClaimedRow.TriggerTarget(targetType, rs.getString("target"), rs.getString("secret"),
+                        rs.getBoolean("enabled"), (Integer) rs.getObject("trigger_max_attempts"));
+        return new ClaimedRow(
+                new OutboxId(rs.getObject("id", UUID.class)),
+                new AppId(rs.getObject("app_id", UUID.class)),
+                rs.getString("source_kind"),
+                TriggerId.ofNullable(rs.getObject("trigger_id", UUID.class)),
+                ScriptId.ofNullable(rs.getObject("script_id", UUID.class)),
+                OutboxId.ofNullable(rs.getObject("reply_to", UUID.class)),
+                rs.getString("payload"),
+                rs.getString("origin_principal"),
+                rs.getInt("trigger_depth"),
+                ExecutionId.ofNullable(rs.getObject("root_execution_id", UUID.class)),
+                rs.getInt("attempt_count"),
+                (Integer) rs.getObject("max_attempts"),
+                rs.getObject("created_at", OffsetDateTime.class),
+                trigger);
+    }
+
+    /**
+     * Finishes a batch in one transaction: delivered rows move to history, retries are rescheduled,
+     * dead rows move to dead letters (and history). Rows whose claim is no longer ours are left alone
+     * and counted as fenced.
+     */
+    @Transactional(TxType.REQUIRES_NEW)
+    public Finished finish(String node, ClaimToken token, BatchOutcome outcome) throws SQLException {
+        try (Connection con = dataSource.getConnection()) {
+            int delivered = outcome.delivered().isEmpty() ? 0 : complete(con, node, token, outcome.delivered());
+            int retried = outcome.retries().isEmpty() ? 0 : reschedule(con, token, outcome.retries());
+            int dead = outcome.dead().isEmpty() ? 0 : deadLetter(con, node, token, outcome.dead());
+            return new Finished(delivered, retried, dead, outcome.size() - delivered - retried - dead);
+        }
+    }
+
+    private static int complete(Connection con, String node, ClaimToken token, List<OutboxId> ids) throws SQLException {
+        String sql = """
+                WITH done AS (
+                    DELETE FROM outbox
+                    WHERE id = ANY (?)                                   -- 1: delivered row ids
+                      AND claim_token = ?                                -- 2: our claim's token
+                      AND lease_expires_at > now()
+                    RETURNING id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
+                              attempt_count, created_at
+                )
+                INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
+                        trigger_depth, outcome, attempt_count, last_error, created_at, finished_by)
+                SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
+                       'delivered', attempt_count, NULL, created_at, ?    -- 3: node name
+                FROM done
+                ON CONFLICT (outbox_id) DO UPDATE SET outcome = excluded.outcome,
+                       attempt_count = excluded.attempt_count, last_error = NULL,
+                       finished_at = excluded.finished_at, finished_by = excluded.finished_by
+                """;
+        try (PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setArray(1, uuids(con, ids.stream().map(OutboxId::value).toArray(UUID[]::new)));
+            ps.setObject(2, token.value());
+            ps.setString(3, node);
+            return ps.executeUpdate();
+        }
+    }
+
+    private static int reschedule(Connection con, ClaimToken token, List<BatchOutcome.Retry> retries)
+            throws SQLException {
+        String sql = """
+                UPDATE outbox o
+                SET next_attempt_at = now() + r.delay_ms * interval '1 millisecond',
+                    last_error = r.error,
+                    claim_token = NULL, claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL
+                FROM unnest(?::uuid[], ?::bigint[], ?::text[]) AS r(id, delay_ms, error)  -- 1..3: id, delay, error
+                WHERE o.id = r.id
+                  AND o.claim_token = ?                                  -- 4: our claim's token
+                  AND o.lease_expires_at > now()
+                """;
+        try (PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setArray(1, uuids(con, retries.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
+            ps.setArray(2, con.createArrayOf("bigint", retries.stream().map(BatchOutcome.Retry::delayMillis).toArray(Long[]::new)));
+            ps.setArray(3, con.createArrayOf("text", retries.stream().map(BatchOutcome.Retry::error).toArray(String[]::new)));
+            ps.setObject(4, token.value());
+            return ps.executeUpdate();
+        }
+    }
+
+    private static int deadLetter(Connection con, String node, ClaimToken token, List<BatchOutcome.Dead> dead)
+            throws SQLException {
+        String sql = """
+                WITH dead AS (
+                    DELETE FROM outbox o
+                    USING unnest(?::uuid[], ?::text[]) AS d(id, error)   -- 1, 2: ids and reasons
+                    WHERE o.id = d.id
+                      AND o.claim_token = ?                              -- 3: our claim's token
+                      AND o.lease_expires_at > now()
+                    RETURNING o.*, d.error
+                ), history AS (
+                    INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
+                            trigger_depth, outcome, attempt_count, last_error, created_at, finished_by)
+                    SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
+                           'dead', attempt_count, error, created_at, ?   -- 4: node name
+                    FROM dead
+                    ON CONFLICT (outbox_id) DO UPDATE SET outcome = excluded.outcome,
+                           attempt_count = excluded.attempt_count, last_error = excluded.last_error,
+                           finished_at = excluded.finished_at, finished_by = excluded.finished_by
+                )
+                INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
+                        origin_principal, trigger_depth, root_execution_id, attempt_count, last_error,
+                        created_at, dead_by)
+                SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
+                       origin_principal, trigger_depth, root_execution_id, attempt_count, error,
+                       created_at, ?                                     -- 5: node name
+                FROM dead
+                ON CONFLICT (id) DO UPDATE SET attempt_count = excluded.attempt_count,
+                       last_error = excluded.last_error, dead_at = excluded.dead_at, dead_by = excluded.dead_by
+                """;
+        try (PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setArray(1, uuids(con, dead.stream().map(d -> d.id().value()).toArray(UUID[]::new)));
+            ps.setArray(2, con.createArrayOf("text", dead.stream().map(BatchOutcome.Dead::error).toArray(String[]::new)));
+            ps.setObject(3, token.value());
+            ps.setString(4, node);
+            ps.setString(5, node);
+            return ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Makes rows whose lease expired claimable again (their node died or stalled). Their attempt was
+     * already counted at claim, so a row that kills its node every time still runs out of attempts.
+     * Returns how many leases were recovered.
+     */
+    @Transactional(TxType.REQUIRES_NEW)
+    public int recoverExpiredLeases(int limit) throws SQLException {
+        String sql = """
+                WITH expired AS (
+                    SELECT id FROM outbox
+                    WHERE claim_token IS NOT NULL AND lease_expires_at <= now()
+                    ORDER BY lease_expires_at
+                    LIMIT ?                                              -- 1: at most this many
+                    FOR UPDATE SKIP LOCKED
+                )
+                UPDATE outbox o
+                SET claim_token = NULL, claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL,
+                    last_error = 'lease of ' || o.claimed_by || ' expired during attempt ' || o.attempt_count
+                FROM expired
+                WHERE o.id = expired.id
+                """;
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setInt(1, limit);
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Deletes history older than the retention, a bounded chunk at a time. Returns rows deleted. */
+    @Transactional(TxType.REQUIRES_NEW)
+    public int pruneHistory(int retentionHours, int limit) throws SQLException {
+        String sql = """
+                DELETE FROM delivery_history
+                WHERE ctid = ANY (ARRAY(
+                    SELECT ctid FROM delivery_history
+                    WHERE finished_at < now() - ? * interval '1 hour'    -- 1: retention
+                    LIMIT ?))                                            -- 2: chunk
+                """;
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setInt(1, retentionHours);
+            ps.setInt(2, limit);
+            return ps.executeUpdate();
+        }
+    }
+
+    private static Array uuids(Connection con, UUID[] ids) throws SQLException {
+        return con.createArrayOf("uuid", ids);
+    }
+}

@@ -1,0 +1,47 @@
+package dev.triggeroutbox.dispatch.control;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.concurrent.atomic.LongAdder;
+
+/** What this node's dispatcher did since it started; read by the admin side and by tests. */
+@ApplicationScoped
+public class DispatchCounters {
+
+    private final LongAdder delivered = new LongAdder();
+    private final LongAdder retried = new LongAdder();
+    private final LongAdder deadLettered = new LongAdder();
+    private final LongAdder fenced = new LongAdder();
+    private final LongAdder leasesRecovered = new LongAdder();
+
+    void record(Claims.Finished finished) {
+        delivered.add(finished.delivered());
+        retried.add(finished.retried());
+        deadLettered.add(finished.dead());
+        fenced.add(finished.fenced());
+    }
+
+    public void leasesRecovered(int count) {
+        leasesRecovered.add(count);
+    }
+
+    public long delivered() {
+        return delivered.sum();
+    }
+
+    public long retried() {
+        return retried.sum();
+    }
+
+    public long deadLettered() {
+        return deadLettered.sum();
+    }
+
+    /** Late results discarded because their claim was no longer held (zombie completions). */
+    public long fenced() {
+        return fenced.sum();
+    }
+
+    public long leasesRecovered() {
+        return leasesRecovered.sum();
+    }
+}

@@ -1,0 +1,202 @@
+package dev.triggeroutbox.dispatch.control;
+
+import dev.triggeroutbox.dispatch.entity.BatchOutcome;
+import dev.triggeroutbox.dispatch.entity.ClaimedRow;
+import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import dev.triggeroutbox.outbox.entity.ClaimToken;
+import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.targets.control.Targets;
+import dev.triggeroutbox.triggers.control.Triggers;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One turn of the dispatcher: claim a batch (one short transaction), start every delivery while
+ * holding no transaction and no connection, and when the last one has ended, finish the batch (one
+ * short transaction). Deliveries in flight on this node are bounded by {@code outbox.dispatch.concurrency}
+ * permits; a claim takes no more rows than there are free permits, so a slow target holds its own
+ * permits and never stalls the rows behind it. Any node, and any number of threads, may run cycles.
+ */
+@ApplicationScoped
+public class DispatchCycle {
+
+    private static final Logger LOG = Logger.getLogger(DispatchCycle.class.getName());
+
+    /** What a cycle claimed, and how many it could have: a full claim means more may be due. */
+    public record Claimed(int rows, int limit) {
+        public boolean full() {
+            return rows > 0 && rows == limit;
+        }
+    }
+
+    @Inject
+    Claims claims;
+
+    @Inject
+    Targets targets;
+
+    @Inject
+    Triggers triggers;
+
+    @Inject
+    DispatchSettings settings;
+
+    @Inject
+    DispatchCounters counters;
+
+    @Resource
+    ManagedExecutorService executor;
+
+    private Semaphore permits;
+
+    @PostConstruct
+    void init() {
+        permits = new Semaphore(settings.concurrency());
+    }
+
+    /** Runs one cycle as this node. */
+    public Claimed runOnce() throws SQLException, InterruptedException {
+        return runOnce(settings.nodeName());
+    }
+
+    /**
+     * Runs one cycle as the named node (tests use other names to act as more nodes). Waits for at
+     * least one free delivery permit, claims, starts the deliveries and returns; the batch is
+     * finished asynchronously when its deliveries end.
+     */
+    public Claimed runOnce(String node) throws SQLException, InterruptedException {
+        permits.acquire();
+        int limit = 1 + drainPermits(settings.batchSize() - 1);
+        ClaimToken token = ClaimToken.random();
+        List<ClaimedRow> rows;
+        try {
+            rows = claims.claim(node, token, limit, settings.leaseMillis());
+        } catch (SQLException | RuntimeException e) {
+            permits.release(limit);
+            throw e;
+        }
+        permits.release(limit - rows.size());
+        if (!rows.isEmpty()) {
+            deliver(node, token, rows);
+        }
+        return new Claimed(rows.size(), limit);
+    }
+
+    private int drainPermits(int atMost) {
+        int taken = 0;
+        while (taken < atMost && permits.tryAcquire()) {
+            taken++;
+        }
+        return taken;
+    }
+
+    /** Starts every delivery of the batch; each holds one permit until it ends or times out. */
+    private void deliver(String node, ClaimToken token, List<ClaimedRow> rows) {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Void>[] settled = new CompletableFuture[rows.size()];
+        BatchOutcome outcome = new BatchOutcome();
+        for (int i = 0; i < rows.size(); i++) {
+            ClaimedRow row = rows.get(i);
+            int maxAttempts = row.maxAttempts(settings.maxAttempts());
+            settled[i] = start(row, maxAttempts)
+                    .handle((result, failure) -> failure == null ? result : asFailure(failure))
+                    .thenAccept(result -> {
+                        permits.release();
+                        synchronized (outcome) {
+                            settle(outcome, row, maxAttempts, result);
+                        }
+                    });
+        }
+        CompletableFuture.allOf(settled).whenCompleteAsync((ignored, e) -> finish(node, token, outcome), executor);
+    }
+
+    private CompletableFuture<DeliveryResult> start(ClaimedRow row, int maxAttempts) {
+        String refusal = refusal(row, maxAttempts);
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(DeliveryResult.rejected(refusal));
+        }
+        CompletableFuture<DeliveryResult> result;
+        try {
+            result = targets.deliver(row, maxAttempts);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(DeliveryResult.failed("delivery could not start: " + e.getMessage()));
+        }
+        // completing the target's own future exceptionally on timeout tells it to stop (interrupt, abort)
+        result.orTimeout(settings.deliveryTimeoutMillis(), TimeUnit.MILLISECONDS);
+        return result;
+    }
+
+    private DeliveryResult asFailure(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof TimeoutException) {
+            return DeliveryResult.failed("delivery timed out after " + settings.deliveryTimeoutMillis() + " ms");
+        }
+        return DeliveryResult.failed("delivery failed: " + cause.getMessage());
+    }
+
+    /** Why a claimed row must not be delivered at all, or null when it may be. */
+    private static String refusal(ClaimedRow row, int maxAttempts) {
+        if (SourceKind.fromWire(row.sourceKind()).isEmpty()) {
+            return "unknown source kind '" + row.sourceKind() + "' (known: " + SourceKind.wireNames() + ")";
+        }
+        if (row.attemptCount() > maxAttempts) {
+            // every earlier claim ended without a result (its node crashed or stalled past the lease)
+            return "no result after " + maxAttempts + " attempt(s): each claim's lease expired";
+        }
+        if (row.triggerId() == null) {
+            return "row names no trigger";
+        }
+        if (row.trigger() == null) {
+            return "trigger " + row.triggerId() + " does not exist";
+        }
+        if (!row.trigger().enabled()) {
+            return "trigger " + row.triggerId() + " is disabled";
+        }
+        return null;
+    }
+
+    private void settle(BatchOutcome outcome, ClaimedRow row, int maxAttempts, DeliveryResult result) {
+        if (result instanceof DeliveryResult.Delivered) {
+            outcome.delivered(row.id());
+        } else if (result instanceof DeliveryResult.Rejected r) {
+            outcome.dead(row.id(), r.error());
+            if (r.disableTrigger()) {
+                outcome.disable(row.triggerId());
+            }
+        } else if (result instanceof DeliveryResult.Failed f) {
+            if (row.attemptCount() >= maxAttempts) {
+                outcome.dead(row.id(), f.error());
+            } else {
+                long delay = settings.retryPolicy().delayMillis(row.attemptCount(), f.retryAfter());
+                outcome.retry(row.id(), delay, f.error());
+            }
+        }
+    }
+
+    private void finish(String node, ClaimToken token, BatchOutcome outcome) {
+        try {
+            outcome.disabledTriggers().forEach(triggers::disable);
+            Claims.Finished finished = claims.finish(node, token, outcome);
+            counters.record(finished);
+            if (finished.fenced() > 0) {
+                LOG.warning(() -> finished.fenced() + " late result(s) of node " + node
+                        + " discarded: the lease had expired or the row was claimed again");
+            }
+        } catch (Exception e) {
+            // the rows keep their claim until the lease expires, then another claim retries them
+            LOG.log(Level.WARNING, "finishing a batch of " + outcome.size() + " row(s) failed: " + e.getMessage(), e);
+        }
+    }
+}

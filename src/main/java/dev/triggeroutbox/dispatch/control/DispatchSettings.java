@@ -1,0 +1,146 @@
+package dev.triggeroutbox.dispatch.control;
+
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The dispatcher's knobs (MicroProfile Config; OUTBOX_* environment variables work too). Each one
+ * is documented with its default and its extremes in the README's configuration table.
+ */
+@ApplicationScoped
+public class DispatchSettings {
+
+    private static final Logger LOG = Logger.getLogger(DispatchSettings.class.getName());
+
+    @Inject
+    @ConfigProperty(name = "outbox.node-name")
+    Optional<String> nodeName;
+
+    @Inject
+    @ConfigProperty(name = "outbox.dispatch.enabled", defaultValue = "true")
+    boolean enabled;
+
+    @Inject
+    @ConfigProperty(name = "outbox.dispatch.poll-interval-ms", defaultValue = "1000")
+    long pollIntervalMillis;
+
+    @Inject
+    @ConfigProperty(name = "outbox.dispatch.batch-size", defaultValue = "200")
+    int batchSize;
+
+    @Inject
+    @ConfigProperty(name = "outbox.dispatch.concurrency", defaultValue = "32")
+    int concurrency;
+
+    @Inject
+    @ConfigProperty(name = "outbox.dispatch.lease-ms", defaultValue = "60000")
+    long leaseMillis;
+
+    @Inject
+    @ConfigProperty(name = "outbox.delivery.timeout-ms", defaultValue = "30000")
+    long deliveryTimeoutMillis;
+
+    @Inject
+    @ConfigProperty(name = "outbox.retry.max-attempts", defaultValue = "10")
+    int maxAttempts;
+
+    @Inject
+    @ConfigProperty(name = "outbox.retry.backoff-base-ms", defaultValue = "1000")
+    long backoffBaseMillis;
+
+    @Inject
+    @ConfigProperty(name = "outbox.retry.backoff-cap-ms", defaultValue = "3600000")
+    long backoffCapMillis;
+
+    @Inject
+    @ConfigProperty(name = "outbox.history.retention-hours", defaultValue = "168")
+    int historyRetentionHours;
+
+    private String node;
+    private RetryPolicy retryPolicy;
+
+    @PostConstruct
+    void check() {
+        require(pollIntervalMillis >= 10, "outbox.dispatch.poll-interval-ms must be at least 10");
+        require(batchSize >= 1 && batchSize <= 10_000, "outbox.dispatch.batch-size must be 1..10000");
+        require(concurrency >= 1, "outbox.dispatch.concurrency must be at least 1");
+        require(deliveryTimeoutMillis >= 1, "outbox.delivery.timeout-ms must be at least 1");
+        // A batch is finished only after its slowest delivery; the lease must outlast that, or every
+        // slow batch would be fenced and delivered again by another node.
+        require(leaseMillis > deliveryTimeoutMillis,
+                "outbox.dispatch.lease-ms must be greater than outbox.delivery.timeout-ms");
+        require(maxAttempts >= 1 && maxAttempts <= 1000, "outbox.retry.max-attempts must be 1..1000");
+        require(historyRetentionHours >= 1, "outbox.history.retention-hours must be at least 1");
+        retryPolicy = new RetryPolicy(backoffBaseMillis, backoffCapMillis,
+                bound -> ThreadLocalRandom.current().nextLong(bound));
+        node = nodeName.filter(n -> !n.isBlank()).orElseGet(DispatchSettings::defaultNodeName);
+        LOG.info(() -> "outbox dispatcher settings: node=" + node + " poll=" + pollIntervalMillis + "ms batch="
+                + batchSize + " concurrency=" + concurrency + " lease=" + leaseMillis + "ms timeout="
+                + deliveryTimeoutMillis + "ms maxAttempts=" + maxAttempts);
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalStateException(message);
+        }
+    }
+
+    private static String defaultNodeName() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            host = "localhost";
+        }
+        // host:pid, so that two servers on one machine are two nodes
+        return host + ":" + ManagementFactory.getRuntimeMXBean().getPid();
+    }
+
+    public String nodeName() {
+        return node;
+    }
+
+    public boolean enabled() {
+        return enabled;
+    }
+
+    public long pollIntervalMillis() {
+        return pollIntervalMillis;
+    }
+
+    public int batchSize() {
+        return batchSize;
+    }
+
+    public int concurrency() {
+        return concurrency;
+    }
+
+    public long leaseMillis() {
+        return leaseMillis;
+    }
+
+    public long deliveryTimeoutMillis() {
+        return deliveryTimeoutMillis;
+    }
+
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    public RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    public int historyRetentionHours() {
+        return historyRetentionHours;
+    }
+}

@@ -1,0 +1,44 @@
+package dev.triggeroutbox.dispatch.entity;
+
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.ExecutionId;
+import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.ScriptId;
+import dev.triggeroutbox.outbox.entity.TriggerId;
+import java.time.OffsetDateTime;
+
+/**
+ * A row as one claim returned it, joined with its trigger's target (null fields when the trigger is
+ * gone). {@code sourceKind} is the stored wire name, unparsed: an unknown one is dead-lettered.
+ */
+public record ClaimedRow(
+        OutboxId id,
+        AppId appId,
+        String sourceKind,
+        TriggerId triggerId,
+        ScriptId scriptId,
+        OutboxId replyTo,
+        String payload,
+        String originPrincipal,
+        int triggerDepth,
+        ExecutionId rootExecutionId,
+        int attemptCount,
+        Integer rowMaxAttempts,
+        OffsetDateTime createdAt,
+        TriggerTarget trigger) {
+
+    /** The trigger's side of the join; absent when the row names no trigger or the trigger was deleted. */
+    public record TriggerTarget(String targetType, String target, String secret, boolean enabled, Integer maxAttempts) {
+    }
+
+    /** The row's own limit, else its trigger's, else the configured default. */
+    public int maxAttempts(int defaultMaxAttempts) {
+        if (rowMaxAttempts != null) {
+            return rowMaxAttempts;
+        }
+        if (trigger != null && trigger.maxAttempts() != null) {
+            return trigger.maxAttempts();
+        }
+        return defaultMaxAttempts;
+    }
+}

@@ -1,0 +1,101 @@
+package dev.triggeroutbox.outbox.control;
+
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.ExecutionId;
+import dev.triggeroutbox.outbox.entity.NewOutboxRow;
+import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TriggerId;
+import jakarta.inject.Inject;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * Writes outbox rows on the caller's connection, so inside the caller's JTA transaction: a row
+ * exists if and only if that transaction commits. One statement per call, also for fan-out.
+ */
+@ApplicationScoped
+public class OutboxWriter {
+
+    /** A row written by fan-out and the trigger it is for. */
+    public record FannedOut(OutboxId id, TriggerId triggerId) {
+    }
+
+    @Inject
+    DataSource dataSource;
+
+    public OutboxId insert(NewOutboxRow row) throws SQLException {
+        OutboxId id = OutboxId.random();
+        String sql = """
+                INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
+                                    origin_principal, trigger_depth, root_execution_id, max_attempts,
+                                    next_attempt_at)
+                VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?,
+                        coalesce(?, now()))                              -- 12: deliver at, or now
+                """;
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setObject(1, id.value());
+            ps.setObject(2, row.appId().value());
+            ps.setString(3, row.sourceKind().wire());
+            ps.setObject(4, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
+            ps.setObject(5, row.scriptId() == null ? null : row.scriptId().value(), Types.OTHER);
+            ps.setObject(6, row.replyTo() == null ? null : row.replyTo().value(), Types.OTHER);
+            ps.setString(7, row.payload());
+            ps.setString(8, row.originPrincipal());
+            ps.setInt(9, row.triggerDepth());
+            // a row without a given root starts its own cascade
+            ps.setObject(10, row.rootExecutionId() == null ? id.value() : row.rootExecutionId().value());
+            ps.setObject(11, row.maxAttempts(), Types.INTEGER);
+            ps.setObject(12, row.deliverAt(), Types.TIMESTAMP_WITH_TIMEZONE);
+            ps.executeUpdate();
+        }
+        return id;
+    }
+
+    /**
+     * Writes one row per enabled trigger of {@code (app, kind)}, in one statement. Returns the rows
+     * written; none when no trigger matches.
+     */
+    public List<FannedOut> fanOut(AppId app, SourceKind kind, String payload, String originPrincipal,
+            ExecutionId root, int depth, OffsetDateTime deliverAt) throws SQLException {
+        String sql = """
+                INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
+                                    trigger_depth, root_execution_id, next_attempt_at)
+                SELECT gen_random_uuid(), t.app_id, t.source_kind, t.id, t.script_id,
+                       CAST(? AS jsonb),                                 -- 1: payload
+                       ?,                                                -- 2: origin principal
+                       ?,                                                -- 3: trigger depth
+                       ?,                                                -- 4: root execution id
+                       coalesce(?, now())                                -- 5: deliver at, or now
+                FROM triggers t
+                WHERE t.app_id = ? AND t.source_kind = ? AND t.enabled   -- 6, 7: app and kind
+                RETURNING id, trigger_id
+                """;
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setString(1, payload);
+            ps.setString(2, originPrincipal);
+            ps.setInt(3, depth);
+            ps.setObject(4, root.value());
+            ps.setObject(5, deliverAt, Types.TIMESTAMP_WITH_TIMEZONE);
+            ps.setObject(6, app.value());
+            ps.setString(7, kind.wire());
+            List<FannedOut> rows = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(new FannedOut(new OutboxId(rs.getObject(1, UUID.class)),
+                            new TriggerId(rs.getObject(2, UUID.class))));
+                }
+            }
+            return rows;
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.triggeroutbox.targets.control;
+
+import dev.triggeroutbox.api.OutboxDelivery;
+import dev.triggeroutbox.api.OutboxHandler;
+import dev.triggeroutbox.api.PermanentDeliveryException;
+import dev.triggeroutbox.dispatch.entity.ClaimedRow;
+import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.literal.NamedLiteral;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.inject.Inject;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+
+/** Delivers to a CDI bean of this deployment that implements {@link OutboxHandler}, found by its {@code @Named} name. */
+@ApplicationScoped
+public class HandlerTarget implements DeliveryTarget {
+
+    @Inject
+    @Any
+    Instance<OutboxHandler> handlers;
+
+    @Resource
+    ManagedExecutorService executor;
+
+    // resolving a named bean is a scan of the bean graph; do it once per name
+    private final Map<String, Optional<OutboxHandler>> byName = new ConcurrentHashMap<>();
+
+    @Override
+    public String type() {
+        return "handler";
+    }
+
+    @Override
+    public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts) {
+        String name = row.trigger().target();
+        Optional<OutboxHandler> handler = byName.computeIfAbsent(name, this::resolve);
+        if (handler.isEmpty()) {
+            return CompletableFuture.completedFuture(
+                    DeliveryResult.rejected("no handler named '" + name + "' is deployed"));
+        }
+        OutboxDelivery delivery = new OutboxDelivery(row.id().value(), row.appId().value(), row.sourceKind(),
+                row.triggerId().value(), row.scriptId() == null ? null : row.scriptId().value(), row.payload(),
+                row.attemptCount(), maxAttempts, row.triggerDepth(),
+                row.rootExecutionId() == null ? null : row.rootExecutionId().value(), row.originPrincipal(),
+                row.createdAt());
+        CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
+        Future<?> work = executor.submit(() -> result.complete(invoke(handler.get(), delivery)));
+        // when the dispatcher gives up (timeout), interrupt the handler's thread
+        result.whenComplete((r, e) -> {
+            if (e != null) {
+                work.cancel(true);
+            }
+        });
+        return result;
+    }
+
+    private Optional<OutboxHandler> resolve(String name) {
+        Instance<OutboxHandler> named = handlers.select(NamedLiteral.of(name));
+        return named.isResolvable() ? Optional.of(named.get()) : Optional.empty();
+    }
+
+    private static DeliveryResult invoke(OutboxHandler handler, OutboxDelivery delivery) {
+        try {
+            Object reply = handler.handle(delivery);
+            return new DeliveryResult.Delivered(reply == null ? null : reply.toString());
+        } catch (PermanentDeliveryException e) {
+            return DeliveryResult.rejected(describe(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return DeliveryResult.failed("handler interrupted");
+        } catch (Exception | LinkageError | AssertionError e) {
+            return DeliveryResult.failed(describe(e));
+        }
+    }
+
+    /** The handler's own message, without a stack trace. */
+    static String describe(Throwable e) {
+        String message = e.getMessage();
+        String kind = e.getClass().getSimpleName();
+        return message == null || message.isBlank() ? kind : kind + ": " + message;
+    }
+}

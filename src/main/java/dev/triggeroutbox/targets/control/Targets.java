@@ -1,0 +1,37 @@
+package dev.triggeroutbox.targets.control;
+
+import dev.triggeroutbox.dispatch.entity.ClaimedRow;
+import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/** Routes a claimed row to the delivery target its trigger names. */
+@ApplicationScoped
+public class Targets {
+
+    @Inject
+    @Any
+    Instance<DeliveryTarget> all;
+
+    private final Map<String, DeliveryTarget> byType = new HashMap<>();
+
+    @PostConstruct
+    void index() {
+        all.forEach(t -> byType.put(t.type(), t));
+    }
+
+    public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts) {
+        DeliveryTarget target = byType.get(row.trigger().targetType());
+        if (target == null) {
+            return CompletableFuture.completedFuture(
+                    DeliveryResult.rejected("target type '" + row.trigger().targetType() + "' is not supported"));
+        }
+        return target.deliver(row, maxAttempts);
+    }
+}

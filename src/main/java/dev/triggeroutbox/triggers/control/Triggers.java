@@ -1,0 +1,54 @@
+package dev.triggeroutbox.triggers.control;
+
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.ScriptId;
+import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.triggers.entity.TargetType;
+import dev.triggeroutbox.triggers.entity.Trigger;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
+import java.util.List;
+import java.util.Optional;
+
+/** Registers and manages triggers. Every lookup is scoped to an app: a trigger of another app is not found. */
+@ApplicationScoped
+@Transactional
+public class Triggers {
+
+    @PersistenceContext(unitName = "outbox")
+    EntityManager em;
+
+    public Trigger create(AppId app, SourceKind kind, TargetType type, String target, String secret,
+            ScriptId script, Integer maxAttempts, boolean enabled) {
+        Trigger trigger = new Trigger(app, kind, type, target, secret);
+        trigger.change(kind, type, target, script, maxAttempts, enabled);
+        em.persist(trigger);
+        return trigger;
+    }
+
+    public Optional<Trigger> find(AppId app, TriggerId id) {
+        return Optional.ofNullable(em.find(Trigger.class, id.value()))
+                .filter(t -> t.appId().equals(app));
+    }
+
+    public List<Trigger> list(AppId app) {
+        return em.createQuery("SELECT t FROM Trigger t WHERE t.appId = :app ORDER BY t.createdAt, t.id", Trigger.class)
+                .setParameter("app", app.value())
+                .getResultList();
+    }
+
+    /** Disables a trigger; used when its webhook answers 410 Gone. */
+    public void disable(TriggerId id) {
+        Optional.ofNullable(em.find(Trigger.class, id.value())).ifPresent(t -> t.enable(false));
+    }
+
+    public boolean delete(AppId app, TriggerId id) {
+        return find(app, id).map(t -> {
+            em.remove(t);
+            return true;
+        }).orElse(false);
+    }
+}

@@ -1,0 +1,137 @@
+package dev.triggeroutbox.triggers.entity;
+
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.ScriptId;
+import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TriggerId;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * A trigger: events of one source kind of one app go to one target. State changes go through
+ * methods (EclipseLink's change tracking misses field writes from other classes).
+ */
+@Entity
+@Table(name = "triggers")
+public class Trigger {
+
+    @Id
+    private UUID id;
+
+    @Column(name = "app_id", nullable = false, updatable = false)
+    private UUID appId;
+
+    @Column(name = "source_kind", nullable = false)
+    private String sourceKind;
+
+    @Column(name = "target_type", nullable = false)
+    private String targetType;
+
+    @Column(name = "target", nullable = false)
+    private String target;
+
+    @Column(name = "secret", updatable = false)
+    private String secret;
+
+    @Column(name = "script_id")
+    private UUID scriptId;
+
+    @Column(name = "max_attempts")
+    private Integer maxAttempts;
+
+    @Column(name = "enabled", nullable = false)
+    private boolean enabled;
+
+    @Column(name = "created_at", nullable = false, updatable = false)
+    private OffsetDateTime createdAt;
+
+    @Column(name = "updated_at", nullable = false)
+    private OffsetDateTime updatedAt;
+
+    protected Trigger() {
+        // for JPA
+    }
+
+    public Trigger(AppId app, SourceKind kind, TargetType type, String target, String secret) {
+        this.id = UUID.randomUUID();
+        this.appId = app.value();
+        this.sourceKind = kind.wire();
+        this.targetType = type.wire();
+        this.target = target;
+        this.secret = secret;
+        this.enabled = true;
+        this.createdAt = OffsetDateTime.now(ZoneOffset.UTC);
+        this.updatedAt = createdAt;
+    }
+
+    public TriggerId id() {
+        return new TriggerId(id);
+    }
+
+    public AppId appId() {
+        return new AppId(appId);
+    }
+
+    public SourceKind sourceKind() {
+        return SourceKind.fromWire(sourceKind).orElseThrow();
+    }
+
+    public TargetType targetType() {
+        return TargetType.fromWire(targetType).orElseThrow();
+    }
+
+    public String target() {
+        return target;
+    }
+
+    /** The webhook signing secret; shown to the caller once, at creation. */
+    public Optional<String> secret() {
+        return Optional.ofNullable(secret);
+    }
+
+    public Optional<ScriptId> scriptId() {
+        return Optional.ofNullable(ScriptId.ofNullable(scriptId));
+    }
+
+    public Optional<Integer> maxAttempts() {
+        return Optional.ofNullable(maxAttempts);
+    }
+
+    public boolean enabled() {
+        return enabled;
+    }
+
+    public OffsetDateTime createdAt() {
+        return createdAt;
+    }
+
+    public OffsetDateTime updatedAt() {
+        return updatedAt;
+    }
+
+    public void change(SourceKind kind, TargetType type, String newTarget, ScriptId script, Integer attempts,
+            boolean enable) {
+        this.sourceKind = kind.wire();
+        this.targetType = type.wire();
+        this.target = newTarget;
+        this.scriptId = script == null ? null : script.value();
+        this.maxAttempts = attempts;
+        this.enabled = enable;
+        touch();
+    }
+
+    public void enable(boolean enable) {
+        this.enabled = enable;
+        touch();
+    }
+
+    private void touch() {
+        this.updatedAt = OffsetDateTime.now(ZoneOffset.UTC);
+    }
+}

@@ -1,0 +1,247 @@
+package dev.triggeroutbox.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.triggeroutbox.dispatch.control.Claims;
+import dev.triggeroutbox.dispatch.control.DispatchCounters;
+import dev.triggeroutbox.dispatch.entity.BatchOutcome;
+import dev.triggeroutbox.outbox.boundary.Outbox;
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.ClaimToken;
+import dev.triggeroutbox.outbox.entity.NewOutboxRow;
+import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.triggers.control.Triggers;
+import dev.triggeroutbox.triggers.entity.TargetType;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The engine on a real WildFly and PostgreSQL: delivery, retry with backoff, dead letters, rows
+ * that must not be delivered, poison rows, lease recovery and fencing. The server runs with the
+ * short intervals of arquillian.xml (poll 200 ms, lease 3 s, delivery timeout 1 s, 3 attempts,
+ * backoff 50..400 ms).
+ */
+@ExtendWith(ArquillianExtension.class)
+class DispatchIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final long POLL_MS = 200;
+
+    @Deployment
+    static WebArchive deployment() {
+        return Deployments.outboxWithTestHandlers();
+    }
+
+    @Inject
+    Outbox outbox;
+
+    @Inject
+    Triggers triggers;
+
+    @Inject
+    Claims claims;
+
+    @Inject
+    DispatchCounters counters;
+
+    @Inject
+    Recorder recorder;
+
+    private final AppId app = AppId.random();
+
+    private TriggerId trigger(String handler, Integer maxAttempts) {
+        return triggers.create(app, SourceKind.KV, TargetType.HANDLER, handler, null, null, maxAttempts, true).id();
+    }
+
+    private OutboxId enqueue(TriggerId trigger, String payload) throws Exception {
+        return outbox.enqueue(NewOutboxRow.to(app, SourceKind.KV, trigger, payload));
+    }
+
+    private static String historyOutcome(OutboxId id) {
+        List<Object[]> rows = Sql.query("SELECT outcome FROM delivery_history WHERE outbox_id = ?", id.value());
+        return rows.isEmpty() ? null : (String) rows.get(0)[0];
+    }
+
+    private static Object[] deadLetter(OutboxId id) {
+        List<Object[]> rows = Sql.query("SELECT attempt_count, last_error FROM dead_letters WHERE id = ?", id.value());
+        return rows.isEmpty() ? null : rows.get(0);
+    }
+
+    private static long inOutbox(OutboxId id) {
+        return Sql.count("SELECT count(*) FROM outbox WHERE id = ?", id.value());
+    }
+
+    @Test
+    void deliversOnceThenKeepsTheRowInHistory() throws Exception {
+        OutboxId id = enqueue(trigger("recorder", null), "{\"key\":\"k1\"}");
+
+        Eventually.until(WAIT, () -> "delivered".equals(historyOutcome(id)), () -> "history: " + historyOutcome(id));
+        assertEquals(1, recorder.count(id.value()));
+        Recorder.Received got = recorder.of(id.value()).get(0);
+        assertEquals("{\"key\": \"k1\"}", got.delivery().payload());
+        assertEquals("kv", got.delivery().sourceKind());
+        assertEquals(1, got.delivery().attempt());
+        assertEquals(id.value(), got.delivery().rootExecutionId(), "a row without a given root is its own root");
+        assertEquals(0, inOutbox(id));
+    }
+
+    @Test
+    void retriesWithBackoffThenSucceeds() throws Exception {
+        OutboxId id = enqueue(trigger("flaky", 5), "{\"failures\": 2}");
+
+        Eventually.until(WAIT, () -> "delivered".equals(historyOutcome(id)), () -> "attempts: " + recorder.count(id.value()));
+        List<Recorder.Received> attempts = recorder.of(id.value());
+        assertEquals(List.of(1, 2, 3), attempts.stream().map(r -> r.delivery().attempt()).toList());
+        // failed attempt n waits at most min(cap, base * 2^(n-1)) = 50, then 100 ms, plus one poll (reschedules wake no one)
+        for (int n = 1; n < attempts.size(); n++) {
+            long gap = Duration.between(attempts.get(n - 1).at(), attempts.get(n).at()).toMillis();
+            long ceiling = Math.min(400, 50L << (n - 1));
+            assertTrue(gap <= ceiling + POLL_MS + 500, "gap after attempt " + n + " was " + gap + " ms");
+        }
+        assertEquals(3, ((Number) Sql.query("SELECT attempt_count FROM delivery_history WHERE outbox_id = ?",
+                id.value()).get(0)[0]).intValue());
+    }
+
+    @Test
+    void rescheduleKeepsTheNextAttemptWithinTheJitterBound() throws Exception {
+        // a row that keeps failing: catch it between attempts, read how far ahead its next attempt is
+        OutboxId id = enqueue(trigger("failing", 50), "{}");
+        AtomicReference<Double> aheadMs = new AtomicReference<>();
+        Eventually.until(WAIT, () -> {
+            List<Object[]> row = Sql.query("""
+                    SELECT extract(epoch FROM (next_attempt_at - now())) * 1000 FROM outbox
+                    WHERE id = ? AND claim_token IS NULL AND last_error IS NOT NULL""", id.value());
+            row.forEach(r -> aheadMs.set(((Number) r[0]).doubleValue()));
+            return !row.isEmpty();
+        }, () -> "row never seen between attempts");
+        assertTrue(aheadMs.get() <= 400, "next attempt " + aheadMs.get() + " ms ahead, above the 400 ms cap");
+        Sql.update("UPDATE triggers SET max_attempts = 1 WHERE id = ?", triggerOf(id));
+        Eventually.until(WAIT, () -> deadLetter(id) != null, () -> "not dead-lettered once out of attempts");
+    }
+
+    private static UUID triggerOf(OutboxId id) {
+        return (UUID) Sql.query("SELECT trigger_id FROM outbox WHERE id = ?", id.value()).get(0)[0];
+    }
+
+
+    @Test
+    void deadLettersAfterMaxAttemptsKeepingTheLastError() throws Exception {
+        OutboxId id = enqueue(trigger("failing", 3), "{}");
+
+        Eventually.until(WAIT, () -> deadLetter(id) != null, () -> "attempts: " + recorder.count(id.value()));
+        Object[] dead = deadLetter(id);
+        assertEquals(3, ((Number) dead[0]).intValue());
+        assertEquals("IllegalStateException: boom on attempt 3", dead[1]);
+        assertEquals(3, recorder.count(id.value()));
+        assertEquals("dead", historyOutcome(id));
+        assertEquals(0, inOutbox(id));
+    }
+
+    @Test
+    void unknownSourceKindIsDeadLetteredNotSkipped() {
+        TriggerId trigger = trigger("recorder", null);
+        UUID id = UUID.randomUUID();
+        Sql.update("INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload) VALUES (?, ?, 'telepathy', ?, '{}')",
+                id, app.value(), trigger.value());
+
+        Eventually.until(WAIT, () -> deadLetter(new OutboxId(id)) != null, () -> "no dead letter");
+        assertTrue(((String) deadLetter(new OutboxId(id))[1]).startsWith("unknown source kind 'telepathy'"));
+        assertEquals(0, recorder.count(id));
+    }
+
+    @Test
+    void rowOfAMissingTriggerIsDeadLettered() throws Exception {
+        TriggerId gone = TriggerId.random();
+        OutboxId id = enqueue(gone, "{}");
+
+        Eventually.until(WAIT, () -> deadLetter(id) != null, () -> "no dead letter");
+        assertEquals("trigger " + gone + " does not exist", deadLetter(id)[1]);
+    }
+
+    @Test
+    void poisonRowsEndAsDeadLettersWhileOtherRowsFlow() throws Exception {
+        OutboxId throwing = enqueue(trigger("failing", 3), "{}");
+        OutboxId hanging = enqueue(trigger("hanging", 2), "{}");
+        Eventually.until(WAIT, () -> recorder.count(hanging.value()) >= 1, () -> "hanging row not started");
+
+        // while the hanging delivery holds its permit, other rows go through
+        TriggerId fine = trigger("recorder", null);
+        List<OutboxId> others = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            others.add(enqueue(fine, "{\"n\":" + i + "}"));
+        }
+        Eventually.until(Duration.ofSeconds(10),
+                () -> others.stream().allMatch(id -> recorder.count(id.value()) == 1),
+                () -> "delivered: " + others.stream().filter(id -> recorder.count(id.value()) == 1).count());
+
+        Eventually.until(WAIT, () -> deadLetter(throwing) != null && deadLetter(hanging) != null, () -> "poison rows still live");
+        assertEquals("delivery timed out after 1000 ms", deadLetter(hanging)[1]);
+        assertEquals(2, recorder.count(hanging.value()));
+        assertEquals(3, recorder.count(throwing.value()));
+    }
+
+    @Test
+    void rowOfADeadNodeIsDeliveredAfterItsLeaseAndTheZombieIsFenced() throws Exception {
+        TriggerId trigger = trigger("recorder", null);
+        UUID id = UUID.randomUUID();
+        ClaimToken zombie = ClaimToken.random();
+        // a claim left behind by a node that died: attempt 1 counted, lease running for another second
+        Sql.update("""
+                INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload, attempt_count, claimed_at,
+                                    claimed_by, claim_token, lease_expires_at)
+                VALUES (?, ?, 'kv', ?, '{}', 1, now(), 'dead-node', ?, now() + interval '1 second')""",
+                id, app.value(), trigger.value(), zombie.value());
+        Instant leaseEnd = ((Timestamp) Sql.query("SELECT lease_expires_at FROM outbox WHERE id = ?", id).get(0)[0]).toInstant();
+        long recoveredBefore = counters.leasesRecovered();
+
+        Eventually.until(WAIT, () -> recorder.count(id) == 1, () -> "not delivered after the lease");
+        Recorder.Received got = recorder.of(id).get(0);
+        assertTrue(!got.at().isBefore(leaseEnd), "delivered at " + got.at() + " before the lease ended " + leaseEnd);
+        assertEquals(2, got.delivery().attempt(), "the dead node's claim counted as attempt 1");
+        assertTrue(counters.leasesRecovered() > recoveredBefore);
+        Eventually.until(WAIT, () -> "delivered".equals(historyOutcome(new OutboxId(id))), () -> "not finished");
+
+        // the dead node wakes up and reports: nothing changes, and it is counted
+        BatchOutcome late = new BatchOutcome();
+        late.delivered(new OutboxId(id));
+        late.retry(new OutboxId(id), 0, "late");
+        Claims.Finished finished = claims.finish("dead-node", zombie, late);
+        assertEquals(new Claims.Finished(0, 0, 0, 2), finished);
+        assertEquals("delivered", historyOutcome(new OutboxId(id)));
+        assertEquals(1, recorder.count(id));
+        assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE id = ?", id));
+    }
+
+    @Test
+    void aCompletionAfterTheLeaseExpiredIsFencedEvenBeforeAnotherClaim() throws Exception {
+        TriggerId trigger = trigger("recorder", null);
+        UUID id = UUID.randomUUID();
+        ClaimToken token = ClaimToken.random();
+        // claimed, lease already over, not yet recovered: the claimer may no longer finish it
+        Sql.update("""
+                INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload, attempt_count, claimed_at,
+                                    claimed_by, claim_token, lease_expires_at, next_attempt_at)
+                VALUES (?, ?, 'kv', ?, '{}', 1, now(), 'slow-node', ?, now() - interval '1 millisecond',
+                        now() + interval '1 hour')""",
+                id, app.value(), trigger.value(), token.value());
+        BatchOutcome late = new BatchOutcome();
+        late.dead(new OutboxId(id), "late");
+        assertEquals(new Claims.Finished(0, 0, 0, 1), claims.finish("slow-node", token, late));
+        assertEquals(0, Sql.count("SELECT count(*) FROM dead_letters WHERE id = ?", id));
+        Sql.update("DELETE FROM outbox WHERE id = ?", id);
+    }
+}

@@ -1,0 +1,35 @@
+package dev.triggeroutbox.it;
+
+import dev.triggeroutbox.api.OutboxMessage;
+import dev.triggeroutbox.api.OutboxProducer;
+import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RunAs;
+import jakarta.ejb.EJB;
+import jakarta.ejb.Stateless;
+import java.time.OffsetDateTime;
+import java.util.UUID;
+
+/** The business side of {@link CrossDeploymentIT}: an order and its outbox row in one transaction. */
+@Stateless
+@PermitAll
+@RunAs("outbox-admin")
+public class ShopService {
+
+    @EJB(lookup = "java:global/trigger-outbox/OutboxProducerBean!dev.triggeroutbox.api.OutboxProducer")
+    OutboxProducer outbox;
+
+    public UUID placeOrder(UUID order, UUID app, UUID trigger, boolean fail) {
+        Sql.update("INSERT INTO shop_orders (id, app_id) VALUES (?, ?)", order, app);
+        UUID row = outbox.enqueue(new OutboxMessage(app, "docs", trigger, "{\"order\":\"" + order + "\"}")
+                .deliverAt(OffsetDateTime.now().plusHours(1)));
+        if (fail) {
+            throw new IllegalStateException("payment declined");
+        }
+        return row;
+    }
+
+    public UUID placeOrderWithKind(UUID order, UUID app, UUID trigger, String kind) {
+        Sql.update("INSERT INTO shop_orders (id, app_id) VALUES (?, ?)", order, app);
+        return outbox.enqueue(new OutboxMessage(app, kind, trigger, "{}"));
+    }
+}

@@ -1,0 +1,75 @@
+package dev.triggeroutbox.it;
+
+import dev.triggeroutbox.api.OutboxDelivery;
+import dev.triggeroutbox.api.OutboxHandler;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.inject.Named;
+
+/** Handlers the integration tests deliver to; each records every attempt it sees. */
+public final class TestHandlers {
+
+    private TestHandlers() {
+    }
+
+    /** Takes every row. */
+    @ApplicationScoped
+    @Named("recorder")
+    public static class Accepting implements OutboxHandler {
+        @Inject
+        Recorder recorder;
+
+        @Override
+        public Object handle(OutboxDelivery delivery) {
+            recorder.record("recorder", delivery);
+            return "ok";
+        }
+    }
+
+    /** Fails the first attempts of a row: as many as its payload's {"failures": n}. */
+    @ApplicationScoped
+    @Named("flaky")
+    public static class Flaky implements OutboxHandler {
+        @Inject
+        Recorder recorder;
+
+        @Override
+        public Object handle(OutboxDelivery delivery) {
+            recorder.record("flaky", delivery);
+            int failures = Integer.parseInt(delivery.payload().replaceAll("\\D+", ""));
+            if (delivery.attempt() <= failures) {
+                throw new IllegalStateException("flaky failure on attempt " + delivery.attempt());
+            }
+            return "ok after " + failures;
+        }
+    }
+
+    /** Throws on every attempt. */
+    @ApplicationScoped
+    @Named("failing")
+    public static class Failing implements OutboxHandler {
+        @Inject
+        Recorder recorder;
+
+        @Override
+        public Object handle(OutboxDelivery delivery) {
+            recorder.record("failing", delivery);
+            throw new IllegalStateException("boom on attempt " + delivery.attempt());
+        }
+    }
+
+    /** Never returns (until interrupted). */
+    @ApplicationScoped
+    @Named("hanging")
+    public static class Hanging implements OutboxHandler {
+        @Inject
+        Recorder recorder;
+
+        @Override
+        public Object handle(OutboxDelivery delivery) throws InterruptedException {
+            recorder.record("hanging", delivery);
+            Thread.sleep(Long.MAX_VALUE);
+            return null;
+        }
+    }
+}

