@@ -4,6 +4,7 @@ import dev.triggeroutbox.dispatch.control.Claims;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import dev.triggeroutbox.dispatch.control.DrainLoop;
+import dev.triggeroutbox.dispatch.control.OutageLog;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -54,6 +55,7 @@ public class Dispatcher {
     @Inject
     DispatchCounters counters;
 
+    private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
     private Timer timer;
     private long lastPrune;
 
@@ -87,9 +89,10 @@ public class Dispatcher {
                 LOG.info(() -> recovered + " expired lease(s) recovered; those rows are claimable again");
             }
             pruneHistoryNowAndThen();
+            outage.succeeded();
         } catch (Exception e) {
             // never let the container retry a failed tick; the next one comes soon
-            LOG.log(Level.WARNING, "dispatcher housekeeping failed: " + e.getMessage());
+            outage.failed(e);
         }
         drainLoop.wake();
     }

@@ -24,6 +24,7 @@ public class DrainLoop {
     @Resource
     ManagedExecutorService executor;
 
+    private final OutageLog outage = new OutageLog(LOG, "dispatch cycle");
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean wanted = new AtomicBoolean();
     private volatile boolean paused;
@@ -68,8 +69,11 @@ public class DrainLoop {
         } catch (Exception e) {
             // the database may be down; rows stay where they are and the next tick tries again
             failed = true;
-            LOG.log(Level.WARNING, "dispatch cycle failed: " + e.getMessage(), e);
+            outage.failed(e);
         } finally {
+            if (!failed) {
+                outage.succeeded();
+            }
             running.set(false);
             if (!failed && wanted.get() && !paused && !Thread.currentThread().isInterrupted()) {
                 wake();
