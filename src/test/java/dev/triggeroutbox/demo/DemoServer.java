@@ -38,14 +38,17 @@ public final class DemoServer {
             dbUrl = postgres.jdbcUrl();
         }
 
-        addDemoUser(jbossHome);
-        Path deployments = jbossHome.resolve("standalone/deployments");
+        // the demo's own server base directory, so the integration tests' server stays untouched
+        Path base = Path.of(System.getProperty("outbox.demo.base", "target/demo-server")).toAbsolutePath();
+        copyConfiguration(jbossHome.resolve("standalone/configuration"), base.resolve("configuration"));
+        addDemoUser(jbossHome, base.resolve("configuration"));
+        Path deployments = Files.createDirectories(base.resolve("deployments"));
         Files.deleteIfExists(deployments.resolve("trigger-outbox.war.deployed"));
         Files.deleteIfExists(deployments.resolve("trigger-outbox.war.failed"));
         Files.copy(war, deployments.resolve("trigger-outbox.war"), StandardCopyOption.REPLACE_EXISTING);
 
-        ProcessBuilder pb = new ProcessBuilder(jbossHome.resolve("bin/standalone.sh").toString(), "-b", "127.0.0.1")
-                .inheritIO();
+        ProcessBuilder pb = new ProcessBuilder(jbossHome.resolve("bin/standalone.sh").toString(), "-b", "127.0.0.1",
+                "-Djboss.server.base.dir=" + base).inheritIO();
         Map<String, String> env = pb.environment();
         env.put("LAUNCH_JBOSS_IN_BACKGROUND", "true"); // standalone.sh then passes SIGTERM on to the server
         env.put("DB_URL", dbUrl);
@@ -70,8 +73,19 @@ public final class DemoServer {
         wildfly.waitFor();
     }
 
-    private static void addDemoUser(Path jbossHome) throws IOException, InterruptedException {
+    /** The configured server's configuration, refreshed on every start (users are added after). */
+    private static void copyConfiguration(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (var files = Files.list(from)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    private static void addDemoUser(Path jbossHome, Path configuration) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(jbossHome.resolve("bin/add-user.sh").toString(), "-a", "-s",
+                "-sc", configuration.toString(),
                 "-u", USER, "-p", PASSWORD, "-g", "outbox-admin,outbox-producer,app:" + APP_ID)
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());

@@ -3,8 +3,10 @@ package dev.triggeroutbox.dispatch.boundary;
 import dev.triggeroutbox.dispatch.control.Claims;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
+import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
 import dev.triggeroutbox.dispatch.control.DrainLoop;
 import dev.triggeroutbox.dispatch.control.OutageLog;
+import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -39,6 +41,7 @@ public class Dispatcher {
     private static final long PRUNE_EVERY_MILLIS = 10 * 60_000;
     private static final int RECOVER_LIMIT = 1_000;
     private static final int PRUNE_CHUNK = 10_000;
+    private static final int IDEMPOTENCY_RETENTION_HOURS = 24;
 
     @Resource
     TimerService timers;
@@ -54,6 +57,12 @@ public class Dispatcher {
 
     @Inject
     DispatchCounters counters;
+
+    @Inject
+    DispatcherSwitch dispatcherSwitch;
+
+    @Inject
+    IdempotencyKeys idempotencyKeys;
 
     private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
     private Timer timer;
@@ -83,6 +92,15 @@ public class Dispatcher {
     @Timeout
     void tick() {
         try {
+            boolean paused = dispatcherSwitch.paused();
+            if (paused != drainLoop.paused()) {
+                LOG.info(paused ? "dispatching paused (cluster-wide switch)" : "dispatching resumed");
+                if (paused) {
+                    drainLoop.pause();
+                } else {
+                    drainLoop.resume();
+                }
+            }
             int recovered = claims.recoverExpiredLeases(RECOVER_LIMIT);
             if (recovered > 0) {
                 counters.leasesRecovered(recovered);
@@ -102,6 +120,7 @@ public class Dispatcher {
         if (now - lastPrune >= PRUNE_EVERY_MILLIS) {
             lastPrune = now;
             claims.pruneHistory(settings.historyRetentionHours(), PRUNE_CHUNK);
+            idempotencyKeys.prune(IDEMPOTENCY_RETENTION_HOURS);
         }
     }
 }

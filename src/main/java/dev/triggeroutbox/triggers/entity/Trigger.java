@@ -36,7 +36,7 @@ public class Trigger {
     @Column(name = "target", nullable = false)
     private String target;
 
-    @Column(name = "secret", updatable = false)
+    @Column(name = "secret")
     private String secret;
 
     @Column(name = "script_id")
@@ -123,6 +123,12 @@ public class Trigger {
         this.scriptId = script == null ? null : script.value();
         this.maxAttempts = attempts;
         this.enabled = enable;
+        touch();
+    }
+
+    /** Sets a new webhook signing secret (a trigger that became a webhook gets its first one). */
+    public void rotateSecret(String newSecret) {
+        this.secret = newSecret;
         touch();
     }
 

@@ -6,11 +6,12 @@ import org.junit.platform.launcher.LauncherSession;
 import org.junit.platform.launcher.LauncherSessionListener;
 
 /**
- * Starts the integration tests' PostgreSQL before any test (and so before Arquillian starts
- * WildFly, whose datasource points at it through DB_URL), and stops it at the end. Active only
- * where failsafe sets {@code outbox.it.pg.port}; unit tests start nothing.
+ * Prepares what the integration tests' server needs before any test, so before Arquillian starts
+ * WildFly: a PostgreSQL (the datasource points at it through DB_URL) and the test accounts.
+ * Stops PostgreSQL at the end. Active only where failsafe sets {@code outbox.it.pg.port}; unit
+ * tests start nothing.
  */
-public class ItPostgresSession implements LauncherSessionListener {
+public class ItSession implements LauncherSessionListener {
 
     private LocalPostgres postgres;
 
@@ -23,8 +24,9 @@ public class ItPostgresSession implements LauncherSessionListener {
         try {
             Path dir = Files.createTempDirectory("outbox-it-pg");
             postgres = LocalPostgres.start(Integer.parseInt(port), dir, false);
+            ItUsers.addAll(Path.of(System.getProperty("jboss.home")));
         } catch (Exception e) {
-            throw new IllegalStateException("could not start PostgreSQL for the integration tests on port " + port, e);
+            throw new IllegalStateException("could not prepare the integration tests (PostgreSQL on port " + port + ", test users)", e);
         }
     }
 

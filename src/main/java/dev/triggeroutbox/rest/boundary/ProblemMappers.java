@@ -1,0 +1,164 @@
+package dev.triggeroutbox.rest.boundary;
+
+import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.rest.control.Problems;
+import jakarta.json.JsonException;
+import jakarta.ws.rs.ProcessingException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Turns every failure into {@code application/problem+json}. The texts are ours, never the
+ * exception's own message for errors we did not raise: those may name classes or carry SQL.
+ */
+public final class ProblemMappers {
+
+    private ProblemMappers() {
+    }
+
+    private static String path(UriInfo uri) {
+        return uri == null ? null : uri.getRequestUri().getRawPath();
+    }
+
+    /** Our own refusals: the message was written for the client. */
+    @Provider
+    public static class Refusals implements ExceptionMapper<ApiException> {
+        @Context
+        UriInfo uri;
+
+        @Override
+        public Response toResponse(ApiException e) {
+            return Problems.response(e, path(uri));
+        }
+    }
+
+    /** JAX-RS's own statuses (unknown path 404, 405, 406, 415, role checks 403, bad parameters 400...). */
+    @Provider
+    public static class JaxRsStatuses implements ExceptionMapper<WebApplicationException> {
+        @Context
+        UriInfo uri;
+
+        @Override
+        public Response toResponse(WebApplicationException e) {
+            int status = e.getResponse() == null ? 500 : e.getResponse().getStatus();
+            if (status == 400 && e.getCause() != null && isMalformedJson(e.getCause())) {
+                return malformed(path(uri));
+            }
+            Response.ResponseBuilder r = Response.fromResponse(Problems.response(status, slug(status),
+                    Response.Status.fromStatusCode(status) == null ? "Error" : Response.Status.fromStatusCode(status).getReasonPhrase(),
+                    detail(status), path(uri)));
+            if (e.getResponse() != null && e.getResponse().getHeaderString("Allow") != null) {
+                r.header("Allow", e.getResponse().getHeaderString("Allow"));
+            }
+            return r.build();
+        }
+
+        private static String slug(int status) {
+            return switch (status) {
+                case 400 -> "bad-request";
+                case 401 -> "unauthorized";
+                case 403 -> "forbidden";
+                case 404 -> "not-found";
+                case 405 -> "method-not-allowed";
+                case 406 -> "not-acceptable";
+                case 413 -> "payload-too-large";
+                case 415 -> "unsupported-media-type";
+                default -> status >= 500 ? "internal" : "error";
+            };
+        }
+
+        private static String detail(int status) {
+            return switch (status) {
+                case 400 -> "the request is malformed";
+                case 401 -> "authentication is required";
+                case 403 -> "your role does not allow this request";
+                case 404 -> "no such resource";
+                case 405 -> "this method is not allowed here";
+                case 406 -> "this resource answers application/json";
+                case 415 -> "send the body as application/json";
+                default -> null;
+            };
+        }
+    }
+
+    /** A body that is not JSON at all. */
+    @Provider
+    public static class MalformedJson implements ExceptionMapper<JsonException> {
+        @Context
+        UriInfo uri;
+
+        @Override
+        public Response toResponse(JsonException e) {
+            return malformed(path(uri));
+        }
+    }
+
+    /** Reader failures RESTEasy wraps (a body that is not JSON, a stream cut short). */
+    @Provider
+    public static class Unreadable implements ExceptionMapper<ProcessingException> {
+        @Context
+        UriInfo uri;
+
+        @Override
+        public Response toResponse(ProcessingException e) {
+            ApiException limit = sizeLimit(e);
+            if (limit != null) {
+                return Problems.response(limit, path(uri));
+            }
+            return malformed(path(uri));
+        }
+    }
+
+    /** Anything else is our bug: log it with an incident id, tell the client only the id. */
+    @Provider
+    public static class Unexpected implements ExceptionMapper<Throwable> {
+        private static final Logger LOG = Logger.getLogger(Unexpected.class.getName());
+
+        @Context
+        UriInfo uri;
+
+        @Override
+        public Response toResponse(Throwable e) {
+            ApiException limit = sizeLimit(e);
+            if (limit != null) {
+                return Problems.response(limit, path(uri));
+            }
+            if (isMalformedJson(e)) {
+                return malformed(path(uri));
+            }
+            String incident = UUID.randomUUID().toString();
+            LOG.log(Level.SEVERE, "incident " + incident + " on " + path(uri), e);
+            return Problems.response(500, "internal", "Internal error",
+                    "the request failed on the server; quote incident " + incident + " to your operator", path(uri));
+        }
+    }
+
+    static Response malformed(String path) {
+        return Problems.response(400, "malformed-json", "Malformed JSON", "the request body is not valid JSON", path);
+    }
+
+    static boolean isMalformedJson(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof JsonException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static ApiException sizeLimit(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ApiException api) {
+                return api;
+            }
+        }
+        return null;
+    }
+}

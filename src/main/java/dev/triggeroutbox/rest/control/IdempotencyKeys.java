@@ -1,0 +1,132 @@
+package dev.triggeroutbox.rest.control;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HexFormat;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+
+/**
+ * {@code Idempotency-Key} on POST: the first answer is stored with the rows it created, in the same
+ * transaction, and replayed for every retry. Concurrent requests with one key serialize on the key
+ * row's unique index: the second waits for the first to commit and then replays its answer, so a
+ * key never makes two rows. A key reused for a different request is refused (422).
+ */
+@ApplicationScoped
+public class IdempotencyKeys {
+
+    /** What a POST answered: status, Location (may be null) and the JSON body. */
+    public record Answer(int status, String location, String body) {
+        public Response toResponse() {
+            Response.ResponseBuilder r = Response.status(status).type("application/json").entity(body);
+            if (location != null) {
+                r.header("Location", location);
+            }
+            return r.build();
+        }
+    }
+
+    @Inject
+    DataSource dataSource;
+
+    /**
+     * Runs {@code work} once per (caller, key): the first call runs it and stores its answer, later
+     * calls get the stored answer. Without a key, just runs it. Must run inside the transaction that
+     * writes the request's rows.
+     */
+    @Transactional(value = Transactional.TxType.MANDATORY)
+    public Answer once(String principal, String key, String method, String path, String body, Supplier<Answer> work) {
+        if (key == null) {
+            return work.get();
+        }
+        if (key.isEmpty() || key.length() > 255 || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
+            throw ApiException.invalid("Idempotency-Key", "must be 1 to 255 visible ASCII characters");
+        }
+        String fingerprint = method + " " + path + " " + sha256(body);
+        String owner = principal == null ? "" : principal;
+        try (Connection con = dataSource.getConnection()) {
+            if (!claim(con, owner, key, fingerprint)) {
+                return replay(con, owner, key, fingerprint);
+            }
+            Answer answer = work.get();
+            store(con, owner, key, answer);
+            return answer;
+        } catch (SQLException e) {
+            throw new IllegalStateException("idempotency key store failed", e);
+        }
+    }
+
+    private static boolean claim(Connection con, String owner, String key, String fingerprint) throws SQLException {
+        String sql = """
+                INSERT INTO idempotency_keys (principal, key, fingerprint) VALUES (?, ?, ?)  -- 1..3
+                ON CONFLICT (principal, key) DO NOTHING
+                """;
+        try (PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setString(1, owner);
+            ps.setString(2, key);
+            ps.setString(3, fingerprint);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    private static Answer replay(Connection con, String owner, String key, String fingerprint) throws SQLException {
+        String sql = "SELECT fingerprint, status, location, body FROM idempotency_keys WHERE principal = ? AND key = ?";
+        try (PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setString(1, owner);
+            ps.setString(2, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || rs.getObject("status") == null) {
+                    // cannot happen after the conflict (the first request committed with its answer); be safe
+                    throw new ApiException(409, "idempotency-conflict", "Request in progress",
+                            "a request with this Idempotency-Key is still being processed; retry later");
+                }
+                if (!fingerprint.equals(rs.getString("fingerprint"))) {
+                    throw ApiException.unprocessable("idempotency-key-reused",
+                            "this Idempotency-Key was used for a different request");
+                }
+                return new Answer(rs.getInt("status"), rs.getString("location"), rs.getString("body"));
+            }
+        }
+    }
+
+    private static void store(Connection con, String owner, String key, Answer answer) throws SQLException {
+        String sql = "UPDATE idempotency_keys SET status = ?, location = ?, body = ? WHERE principal = ? AND key = ?";
+        try (PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setInt(1, answer.status());
+            ps.setString(2, answer.location());
+            ps.setString(3, answer.body());
+            ps.setString(4, owner);
+            ps.setString(5, key);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Forgets keys older than the retention; called by the dispatcher's housekeeping. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public int prune(int retentionHours) throws SQLException {
+        try (Connection con = dataSource.getConnection();
+                PreparedStatement ps = con.prepareStatement(
+                        "DELETE FROM idempotency_keys WHERE created_at < now() - ? * interval '1 hour'")) {
+            ps.setInt(1, retentionHours);
+            return ps.executeUpdate();
+        }
+    }
+
+    private static String sha256(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+}

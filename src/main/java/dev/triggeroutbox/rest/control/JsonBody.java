@@ -1,0 +1,151 @@
+package dev.triggeroutbox.rest.control;
+
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * Reads a request body field by field with the client's words in every error: which field, what
+ * was expected. Collects all errors of a body and reports them together; fields the API does not
+ * know (server-owned ones like {@code status} or {@code attemptCount} included) are refused.
+ */
+public final class JsonBody {
+
+    private final JsonObject json;
+    private final String prefix;
+    private final List<ApiException.FieldError> errors;
+
+    private JsonBody(JsonObject json, String prefix, List<ApiException.FieldError> errors) {
+        this.json = json;
+        this.prefix = prefix;
+        this.errors = errors;
+    }
+
+    /** Starts reading {@code body}; refuses a missing body or one that is not a JSON object. */
+    public static JsonBody of(JsonValue body, Set<String> allowed) {
+        if (body == null || body.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw ApiException.invalid("(body)", "must be a JSON object");
+        }
+        JsonBody read = new JsonBody(body.asJsonObject(), "", new ArrayList<>());
+        read.onlyKnown(allowed);
+        return read;
+    }
+
+    /** A nested object field, read with the same error list. Null when absent (and reported when required). */
+    public JsonBody object(String name, boolean required, Set<String> allowed) {
+        JsonValue v = value(name, required);
+        if (v == null) {
+            return null;
+        }
+        if (v.getValueType() != JsonValue.ValueType.OBJECT) {
+            error(name, "must be an object");
+            return null;
+        }
+        JsonBody nested = new JsonBody(v.asJsonObject(), prefix + name + ".", errors);
+        nested.onlyKnown(allowed);
+        return nested;
+    }
+
+    private void onlyKnown(Set<String> allowed) {
+        json.keySet().stream().filter(k -> !allowed.contains(k)).sorted()
+                .forEach(k -> error(k, "is not a field of this request (fields: " + String.join(", ", new java.util.TreeSet<>(allowed)) + ")"));
+    }
+
+    public String string(String name, boolean required) {
+        JsonValue v = value(name, required);
+        if (v == null) {
+            return null;
+        }
+        if (v.getValueType() != JsonValue.ValueType.STRING) {
+            error(name, "must be a string");
+            return null;
+        }
+        return ((JsonString) v).getString();
+    }
+
+    public UUID uuid(String name, boolean required) {
+        return parsed(name, required, UUID::fromString, "must be a UUID");
+    }
+
+    public OffsetDateTime time(String name, boolean required) {
+        return parsed(name, required, OffsetDateTime::parse, "must be an RFC 3339 time, e.g. 2026-01-31T12:00:00Z");
+    }
+
+    /** A string field that must parse; {@code parse} may throw IllegalArgumentException or DateTimeParseException. */
+    public <T> T parsed(String name, boolean required, Function<String, T> parse, String expected) {
+        String s = string(name, required);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return parse.apply(s);
+        } catch (IllegalArgumentException | DateTimeParseException e) {
+            error(name, expected);
+            return null;
+        }
+    }
+
+    public Integer integer(String name, boolean required, int min, int max) {
+        JsonValue v = value(name, required);
+        if (v == null) {
+            return null;
+        }
+        if (v.getValueType() != JsonValue.ValueType.NUMBER || !((JsonNumber) v).isIntegral()) {
+            error(name, "must be a whole number");
+            return null;
+        }
+        long n = ((JsonNumber) v).longValue();
+        if (n < min || n > max) {
+            error(name, "must be between " + min + " and " + max);
+            return null;
+        }
+        return (int) n;
+    }
+
+    public Boolean bool(String name, boolean required) {
+        JsonValue v = value(name, required);
+        if (v == null) {
+            return null;
+        }
+        if (v != JsonValue.TRUE && v != JsonValue.FALSE) {
+            error(name, "must be true or false");
+            return null;
+        }
+        return v == JsonValue.TRUE;
+    }
+
+    /** Any JSON value (a payload); JSON null counts as absent. */
+    public JsonValue any(String name, boolean required) {
+        return value(name, required);
+    }
+
+    private JsonValue value(String name, boolean required) {
+        JsonValue v = json.get(name);
+        if (v == null || v == JsonValue.NULL) {
+            if (required) {
+                error(name, "is required");
+            }
+            return null;
+        }
+        return v;
+    }
+
+    public void error(String name, String message) {
+        errors.add(new ApiException.FieldError(prefix + name, message));
+    }
+
+    /** Throws the collected errors as one 400 problem, if there are any. */
+    public void validate() {
+        if (!errors.isEmpty()) {
+            throw ApiException.invalid(errors);
+        }
+    }
+}

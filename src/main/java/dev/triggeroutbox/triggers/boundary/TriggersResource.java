@@ -1,0 +1,180 @@
+package dev.triggeroutbox.triggers.boundary;
+
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.ScriptId;
+import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.rest.control.Callers;
+import dev.triggeroutbox.rest.control.IdempotencyKeys;
+import dev.triggeroutbox.rest.control.JsonBody;
+import dev.triggeroutbox.triggers.control.TargetRules;
+import dev.triggeroutbox.triggers.control.Triggers;
+import dev.triggeroutbox.triggers.entity.TargetType;
+import dev.triggeroutbox.triggers.entity.Trigger;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonValue;
+import jakarta.transaction.Transactional;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.Set;
+
+/** {@code /apps/{appId}/triggers}: admins register and manage where an app's events go. */
+@Path("apps/{appId}/triggers")
+@RequestScoped
+@RolesAllowed(Callers.ADMIN)
+@Produces(MediaType.APPLICATION_JSON)
+public class TriggersResource {
+
+    private static final Set<String> FIELDS = Set.of("sourceKind", "target", "scriptId", "maxAttempts", "enabled");
+    private static final Set<String> TARGET_FIELDS = Set.of("type", "url", "name", "destination");
+
+    @Inject
+    Triggers triggers;
+
+    @Inject
+    TargetRules targetRules;
+
+    @Inject
+    IdempotencyKeys idempotency;
+
+    @Context
+    SecurityContext caller;
+
+    @Context
+    UriInfo uri;
+
+    @PathParam("appId")
+    String appIdText;
+
+    /** The fields of a create or replace request, checked. */
+    private record Definition(SourceKind kind, TargetType type, String target, ScriptId script, Integer maxAttempts,
+            boolean enabled) {
+    }
+
+    private AppId app() {
+        AppId app = Callers.pathId(appIdText, AppId::parse, "app");
+        Callers.requireApp(caller, app);
+        return app;
+    }
+
+    private Trigger trigger(String id) {
+        AppId app = app();
+        return triggers.find(app, Callers.pathId(id, TriggerId::parse, "trigger"))
+                .orElseThrow(() -> ApiException.notFound("trigger " + id));
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Transactional(rollbackOn = Exception.class)
+    public Response create(@HeaderParam("Idempotency-Key") String key, JsonValue body) {
+        AppId app = app();
+        return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), String.valueOf(body), () -> {
+            Definition d = definition(body);
+            String secret = d.type() == TargetType.WEBHOOK ? targetRules.newSecret() : null;
+            Trigger t = triggers.create(app, d.kind(), d.type(), d.target(), secret, d.script(), d.maxAttempts(), d.enabled());
+            JsonObject json = json(t, true);
+            return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(t.id().toString()).build().toString(),
+                    json.toString());
+        }).toResponse();
+    }
+
+    @GET
+    public JsonValue list() {
+        JsonArrayBuilder items = Json.createArrayBuilder();
+        triggers.list(app()).forEach(t -> items.add(json(t, false)));
+        return items.build();
+    }
+
+    @GET
+    @Path("{id}")
+    public JsonObject get(@PathParam("id") String id) {
+        return json(trigger(id), false);
+    }
+
+    /** Replaces the trigger's definition; the id and the webhook secret stay. */
+    @PUT
+    @Path("{id}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Transactional(rollbackOn = Exception.class)
+    public JsonObject replace(@PathParam("id") String id, JsonValue body) {
+        Trigger t = trigger(id);
+        Definition d = definition(body);
+        boolean newSecret = d.type() == TargetType.WEBHOOK && t.secret().isEmpty();
+        t.change(d.kind(), d.type(), d.target(), d.script(), d.maxAttempts(), d.enabled());
+        if (newSecret) {
+            t.rotateSecret(targetRules.newSecret());
+        }
+        return json(t, newSecret);
+    }
+
+    @DELETE
+    @Path("{id}")
+    @Transactional(rollbackOn = Exception.class)
+    public Response delete(@PathParam("id") String id) {
+        AppId app = app();
+        if (!triggers.delete(app, Callers.pathId(id, TriggerId::parse, "trigger"))) {
+            throw ApiException.notFound("trigger " + id);
+        }
+        return Response.noContent().build();
+    }
+
+    private Definition definition(JsonValue body) {
+        JsonBody b = JsonBody.of(body, FIELDS);
+        SourceKind kind = b.parsed("sourceKind", true, w -> SourceKind.fromWire(w).orElseThrow(IllegalArgumentException::new),
+                "must be one of " + SourceKind.wireNames());
+        ScriptId script = b.parsed("scriptId", false, ScriptId::parse, "must be a UUID");
+        Integer maxAttempts = b.integer("maxAttempts", false, 1, 1000);
+        Boolean enabled = b.bool("enabled", false);
+        JsonBody target = b.object("target", true, TARGET_FIELDS);
+        TargetType type = null;
+        String where = null;
+        if (target != null) {
+            type = target.parsed("type", true, w -> TargetType.fromWire(w).orElseThrow(IllegalArgumentException::new),
+                    "must be one of webhook, handler, jms");
+            if (type != null) {
+                where = targetRules.read(type, target);
+            }
+        }
+        b.validate();
+        targetRules.check(type, where);
+        return new Definition(kind, type, where, script, maxAttempts, enabled == null || enabled);
+    }
+
+    static JsonObject json(Trigger t, boolean withSecret) {
+        JsonObjectBuilder target = Json.createObjectBuilder().add("type", t.targetType().wire())
+                .add(TargetRules.field(t.targetType()), t.target());
+        JsonObjectBuilder json = Json.createObjectBuilder()
+                .add("id", t.id().toString())
+                .add("appId", t.appId().toString())
+                .add("sourceKind", t.sourceKind().wire())
+                .add("target", target)
+                .add("enabled", t.enabled())
+                .add("createdAt", t.createdAt().toString())
+                .add("updatedAt", t.updatedAt().toString());
+        t.scriptId().ifPresent(s -> json.add("scriptId", s.toString()));
+        t.maxAttempts().ifPresent(m -> json.add("maxAttempts", m));
+        if (withSecret) {
+            t.secret().ifPresent(s -> json.add("secret", s));
+        }
+        return json.build();
+    }
+}

@@ -1,0 +1,71 @@
+package dev.triggeroutbox.triggers.control;
+
+import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.rest.control.JsonBody;
+import dev.triggeroutbox.triggers.entity.TargetType;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.security.SecureRandom;
+import java.util.Base64;
+
+/** What a trigger target must look like, per type: a webhook URL, a handler name, a JMS destination. */
+@ApplicationScoped
+public class TargetRules {
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** The JSON field that carries the target of this type. */
+    public static String field(TargetType type) {
+        return switch (type) {
+            case WEBHOOK -> "url";
+            case HANDLER -> "name";
+            case JMS -> "destination";
+        };
+    }
+
+    /** Reads the one field this type needs, refusing the others. */
+    public String read(TargetType type, JsonBody target) {
+        String wanted = field(type);
+        for (TargetType other : TargetType.values()) {
+            if (other != type && target.string(field(other), false) != null) {
+                target.error(field(other), "does not apply to a " + type.wire() + " target (it takes " + wanted + ")");
+            }
+        }
+        String value = target.string(wanted, true);
+        if (value != null && (value.isBlank() || value.length() > 2048)) {
+            target.error(wanted, "must be 1 to 2048 characters");
+            return null;
+        }
+        return value;
+    }
+
+    /** Checks what a target points at; runs after the body parsed cleanly. */
+    public void check(TargetType type, String target) {
+        if (type == TargetType.WEBHOOK) {
+            checkUrl(target);
+        } else if (type == TargetType.JMS) {
+            throw ApiException.unprocessable("target-unsupported", "jms targets are not available in this version");
+        }
+    }
+
+    private static void checkUrl(String url) {
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
+            throw ApiException.invalid("target.url", "must be an absolute http or https URL");
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase();
+        if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+            throw ApiException.invalid("target.url", "must be an absolute http or https URL");
+        }
+    }
+
+    /** A Standard Webhooks signing secret: whsec_ + base64 of 24 random bytes. */
+    public String newSecret() {
+        byte[] key = new byte[24];
+        RANDOM.nextBytes(key);
+        return "whsec_" + Base64.getEncoder().encodeToString(key);
+    }
+}

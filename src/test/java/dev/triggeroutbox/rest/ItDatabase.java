@@ -1,0 +1,37 @@
+package dev.triggeroutbox.rest;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/** Reads the test server's database directly, to check what a request wrote (or did not). */
+public final class ItDatabase {
+
+    private ItDatabase() {
+    }
+
+    public static long count(String sql, Object... args) {
+        try (Connection con = DriverManager.getConnection(System.getenv("DB_URL"), System.getenv("DB_USER"),
+                System.getenv("DB_PASSWORD")); PreparedStatement ps = con.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Rows anywhere (outbox, dead letters, history) of an app, and its triggers and idempotency keys. */
+    public static long everythingOf(java.util.UUID app) {
+        return count("""
+                SELECT (SELECT count(*) FROM outbox WHERE app_id = ?) + (SELECT count(*) FROM dead_letters WHERE app_id = ?)
+                     + (SELECT count(*) FROM delivery_history WHERE app_id = ?) + (SELECT count(*) FROM triggers WHERE app_id = ?)""",
+                app, app, app, app);
+    }
+}
