@@ -229,7 +229,8 @@ class RestApiIT {
                 new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"url\":\"http://x\"}}", 400, "target.url"),
                 new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"ftp://x/y\"}}", 400, "target.url"),
                 new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"r\"},\"maxAttempts\":0}", 400, "maxAttempts"),
-                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"r\"},\"enabled\":\"yes\"}", 400, "enabled"));
+                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"r\"},\"enabled\":\"yes\"}", 400, "enabled"),
+                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"nobody-home\"}}", 422, null));
         long before = ItDatabase.everythingOf(APP_A);
         for (Case c : cases) {
             String user = c.path().endsWith("triggers") ? ADMIN : PRODUCER_A;

@@ -61,6 +61,11 @@ public class HandlerTarget implements DeliveryTarget {
         return result;
     }
 
+    /** Whether a handler of this name is deployed (checked when a trigger is registered). */
+    public boolean exists(String name) {
+        return byName.computeIfAbsent(name, this::resolve).isPresent();
+    }
+
     private Optional<OutboxHandler> resolve(String name) {
         Instance<OutboxHandler> named = handlers.select(NamedLiteral.of(name));
         return named.isResolvable() ? Optional.of(named.get()) : Optional.empty();

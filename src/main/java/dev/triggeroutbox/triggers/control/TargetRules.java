@@ -3,7 +3,9 @@ package dev.triggeroutbox.triggers.control;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.JsonBody;
 import dev.triggeroutbox.triggers.entity.TargetType;
+import dev.triggeroutbox.targets.control.HandlerTarget;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.security.SecureRandom;
@@ -14,6 +16,9 @@ import java.util.Base64;
 public class TargetRules {
 
     private static final SecureRandom RANDOM = new SecureRandom();
+
+    @Inject
+    HandlerTarget handlers;
 
     /** The JSON field that carries the target of this type. */
     public static String field(TargetType type) {
@@ -44,6 +49,8 @@ public class TargetRules {
     public void check(TargetType type, String target) {
         if (type == TargetType.WEBHOOK) {
             checkUrl(target);
+        } else if (type == TargetType.HANDLER && !handlers.exists(target)) {
+            throw ApiException.unprocessable("handler-unknown", "no handler named '" + target + "' is deployed");
         } else if (type == TargetType.JMS) {
             throw ApiException.unprocessable("target-unsupported", "jms targets are not available in this version");
         }
