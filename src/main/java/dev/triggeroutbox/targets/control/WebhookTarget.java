@@ -1,0 +1,44 @@
+package dev.triggeroutbox.targets.control;
+
+import dev.triggeroutbox.dispatch.entity.ClaimedRow;
+import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Delivers to an HTTP endpoint: the trigger's target is the URL, the row's payload the JSON body.
+ * One HTTP client serves every delivery and runs on the server's managed executor, so a slow
+ * endpoint holds a connection, never a thread.
+ */
+@ApplicationScoped
+public class WebhookTarget implements DeliveryTarget {
+
+    @Inject
+    WebhookSettings settings;
+
+    @Resource
+    ManagedExecutorService executor;
+
+    private WebhookSender sender;
+
+    @PostConstruct
+    void open() {
+        sender = new WebhookSender(WebhookSender.client(settings.connectTimeout(), executor),
+                settings.addressPolicy(), settings.timeout(), settings.connectTimeout(), executor, Clock.systemUTC());
+    }
+
+    @Override
+    public String type() {
+        return "webhook";
+    }
+
+    @Override
+    public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts) {
+        return sender.send(row);
+    }
+}
