@@ -1,6 +1,11 @@
 package dev.triggeroutbox.it;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 
@@ -10,8 +15,28 @@ public final class Deployments {
     private Deployments() {
     }
 
+    /**
+     * For in-container tests: the WAR plus the test handlers, with Arquillian's test runner servlet
+     * exempted from the WAR's sign-in constraint on every path (an exact path wins over /*).
+     */
     public static WebArchive outboxWithTestHandlers() {
-        return outbox().addClasses(Recorder.class, TestHandlers.class, TestHandlers.Accepting.class,
+        WebArchive war = outbox();
+        String webXml;
+        try (InputStream in = war.get("WEB-INF/web.xml").getAsset().openStream()) {
+            webXml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        war.delete("WEB-INF/web.xml");
+        war.setWebXML(new StringAsset(webXml.replace("</web-app>", """
+                  <security-constraint>
+                    <web-resource-collection>
+                      <web-resource-name>arquillian test runner</web-resource-name>
+                      <url-pattern>/ArquillianServletRunnerEE9</url-pattern>
+                    </web-resource-collection>
+                  </security-constraint>
+                </web-app>""")));
+        return war.addClasses(Recorder.class, TestHandlers.class, TestHandlers.Accepting.class,
                 TestHandlers.Flaky.class, TestHandlers.Failing.class, TestHandlers.Hanging.class,
                 Eventually.class, Sql.class);
     }

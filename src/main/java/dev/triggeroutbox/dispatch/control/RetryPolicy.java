@@ -7,9 +7,11 @@ import java.util.function.LongUnaryOperator;
  * Exponential backoff with full jitter: the delay before attempt n+1 is uniform in
  * [0, min(cap, base * 2^(n-1))]. Full jitter spreads retries of a burst that failed together, so a
  * recovering target is not hit by all of them at once. A target's {@code Retry-After} is honoured
- * as a lower bound (capped, so a hostile target cannot park a row forever).
+ * as a lower bound, up to a day (so a hostile target cannot park a row for ever).
  */
 public final class RetryPolicy {
+
+    static final long RETRY_AFTER_MAX_MILLIS = 24 * 3600_000L;
 
     private final long baseMillis;
     private final long capMillis;
@@ -38,6 +40,6 @@ public final class RetryPolicy {
         if (retryAfter == null || retryAfter.isNegative()) {
             return jittered;
         }
-        return Math.max(jittered, Math.min(retryAfter.toMillis(), capMillis));
+        return Math.max(jittered, Math.min(retryAfter.toMillis(), RETRY_AFTER_MAX_MILLIS));
     }
 }

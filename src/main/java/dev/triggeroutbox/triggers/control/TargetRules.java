@@ -4,21 +4,23 @@ import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.JsonBody;
 import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.targets.control.HandlerTarget;
+import dev.triggeroutbox.targets.control.WebhookAddressPolicy;
+import dev.triggeroutbox.targets.control.WebhookSettings;
+import dev.triggeroutbox.targets.control.WebhookSignature;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.security.SecureRandom;
-import java.util.Base64;
 
 /** What a trigger target must look like, per type: a webhook URL, a handler name, a JMS destination. */
 @ApplicationScoped
 public class TargetRules {
 
-    private static final SecureRandom RANDOM = new SecureRandom();
-
     @Inject
     HandlerTarget handlers;
+
+    @Inject
+    WebhookSettings webhooks;
 
     /** The JSON field that carries the target of this type. */
     public static String field(TargetType type) {
@@ -56,7 +58,8 @@ public class TargetRules {
         }
     }
 
-    private static void checkUrl(String url) {
+    /** The SSRF guard, at registration: the same policy every delivery checks again. */
+    private void checkUrl(String url) {
         URI uri;
         try {
             uri = new URI(url);
@@ -64,15 +67,17 @@ public class TargetRules {
             throw ApiException.invalid("target.url", "must be an absolute http or https URL");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase();
-        if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+        if (!(scheme.equals("http") || scheme.equals("https")) || (uri.getHost() == null && uri.getRawAuthority() == null)) {
             throw ApiException.invalid("target.url", "must be an absolute http or https URL");
+        }
+        WebhookAddressPolicy.Verdict verdict = webhooks.addressPolicy().check(url);
+        if (!verdict.allowed()) {
+            throw ApiException.unprocessable("webhook-address-refused", verdict.refusal());
         }
     }
 
     /** A Standard Webhooks signing secret: whsec_ + base64 of 24 random bytes. */
     public String newSecret() {
-        byte[] key = new byte[24];
-        RANDOM.nextBytes(key);
-        return "whsec_" + Base64.getEncoder().encodeToString(key);
+        return WebhookSignature.newSecret();
     }
 }

@@ -50,10 +50,11 @@ class RetryPolicyTest {
     }
 
     @Test
-    void retryAfterIsALowerBoundButNeverBeyondTheCap() {
+    void retryAfterIsALowerBoundBeyondTheBackoffCapButNotBeyondADay() {
         RetryPolicy lowest = new RetryPolicy(100, 1_000, n -> 0);
         assertEquals(700, lowest.delayMillis(1, Duration.ofMillis(700)));
-        assertEquals(1_000, lowest.delayMillis(1, Duration.ofHours(5)));
+        assertEquals(5 * 3600_000, lowest.delayMillis(1, Duration.ofHours(5)));
+        assertEquals(24 * 3600_000, lowest.delayMillis(1, Duration.ofDays(30)));
         assertEquals(0, lowest.delayMillis(1, Duration.ofSeconds(-3)));
     }
 
