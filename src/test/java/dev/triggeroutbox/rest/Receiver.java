@@ -29,7 +29,11 @@ final class Receiver implements AutoCloseable {
     }
 
     /** How a path answers its n-th request (1-based). */
-    record Answer(int status, Map<String, String> headers, String body) {
+    record Answer(int status, Map<String, String> headers, String body, long delayMillis) {
+        Answer(int status, Map<String, String> headers, String body) {
+            this(status, headers, body, 0);
+        }
+
         static Answer of(int status) {
             return new Answer(status, Map.of(), "");
         }
@@ -76,6 +80,13 @@ final class Receiver implements AutoCloseable {
             }
             exchange.close();
             return;
+        }
+        if (answer.delayMillis() > 0) {
+            try {
+                Thread.sleep(answer.delayMillis()); // a slow target, on purpose
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         answer.headers().forEach((k, v) -> exchange.getResponseHeaders().add(k, v));
         byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);

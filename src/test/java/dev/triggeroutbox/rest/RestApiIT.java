@@ -289,6 +289,8 @@ class RestApiIT {
                 new Call("POST", "outbox", enqueueA, 401, 403, 201, 404, 201),
                 new Call("GET", "outbox/" + rowA, null, 401, 403, 200, 404, 200),
                 new Call("POST", "apps/" + APP_A + "/events", publish, 401, 403, 202, 404, 202),
+                new Call("POST", "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=5000", "{\"payload\":{}}", 401, 403, 200, 404, 200),
+                new Call("GET", "replies/" + UUID.randomUUID(), null, 401, 403, 404, 404, 404),
                 new Call("GET", "apps/" + APP_A + "/triggers", null, 401, 403, 403, 403, 200),
                 new Call("POST", "apps/" + APP_A + "/triggers", newTrigger, 401, 403, 403, 403, 201),
                 new Call("GET", "apps/" + APP_A + "/triggers/" + trigger, null, 401, 403, 403, 403, 200),
@@ -326,6 +328,15 @@ class RestApiIT {
                 {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{}}""".formatted(APP_A, trigger)).status());
         // and B's own app works for B
         assertEquals(202, api.post(PRODUCER_B, "apps/" + APP_B + "/events", "{\"sourceKind\":\"kv\",\"payload\":{}}").status());
+    }
+
+    @Test
+    void invokeOfAHandlerAnswersWithItsReturnValue() {
+        String trigger = handlerTrigger(APP_A, "http", "recorder", true);
+        Api.Reply r = api.post(PRODUCER_A, "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=5000", "{\"payload\":{\"x\":1}}");
+        assertEquals(200, r.status(), r.toString());
+        assertEquals("ok", r.body());
+        assertTrue(r.contentType().startsWith("text/plain"), r.toString());
     }
 
     @Test

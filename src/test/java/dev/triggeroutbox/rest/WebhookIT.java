@@ -200,6 +200,42 @@ class WebhookIT {
     }
 
     @Test
+    void invokeAnswersWithTheWebhooksReplyWhenItComesInTime() {
+        receiver.script("/echo", n -> new Receiver.Answer(200, Map.of("Content-Type", "application/json"), "{\"echo\":" + n + "}"));
+        String trigger = webhook("http", "/echo", null).getString("id");
+        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=5000", "{\"payload\":{\"q\":1}}");
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(1, r.object().getInt("echo"));
+        assertEquals("{\"q\":1}", receiver.at("/echo").get(0).body().replace(" ", ""), "the payload is the body");
+    }
+
+    @Test
+    void invokeAnswers202WithALocationWhenTheReplyIsLate() {
+        receiver.script("/slow", n -> new Receiver.Answer(200, Map.of(), "{\"late\":true}", 500));
+        String trigger = webhook("http", "/slow", null).getString("id");
+        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=50", "{\"payload\":{}}");
+        assertEquals(202, r.status(), r.toString());
+        assertNotNull(r.location());
+        String path = r.location().substring(r.location().indexOf("/api/v1/") + "/api/v1/".length());
+        Eventually.until(WAIT, () -> api.get(ADMIN, path).status() == 200, () -> api.get(ADMIN, path).toString());
+        assertTrue(api.get(ADMIN, path).object().getBoolean("late"));
+        assertEquals(404, api.get(dev.triggeroutbox.support.ItUsers.PRODUCER_B, path).status(), "another app's reply is not found");
+    }
+
+    @Test
+    void invokeOfATargetThatFailsIsA502Problem() {
+        receiver.script("/refuses", n -> Receiver.Answer.of(403));
+        String trigger = webhook("http", "/refuses", null).getString("id");
+        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=5000", "{\"payload\":{}}");
+        assertEquals(502, r.status(), r.toString());
+        assertTrue(r.isProblem(), r.toString());
+        assertTrue(r.object().getString("detail").contains("403"), r.toString());
+        Api.Reply bad = api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=lots", "{\"payload\":{}}");
+        assertEquals(400, bad.status());
+        assertTrue(bad.isProblem());
+    }
+
+    @Test
     void privateAndLoopbackAddressesAreRefusedAtCreation() {
         long before = ItDatabase.count("SELECT count(*) FROM triggers WHERE app_id = ?", app);
         for (String url : List.of("http://127.0.0.2/hook", "http://10.1.2.3/", "http://192.168.0.1/",

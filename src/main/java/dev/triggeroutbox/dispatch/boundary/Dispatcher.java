@@ -106,6 +106,7 @@ public class Dispatcher {
                 counters.leasesRecovered(recovered);
                 LOG.info(() -> recovered + " expired lease(s) recovered; those rows are claimable again");
             }
+            claims.pruneReplies(settings.replyRetentionMillis());
             pruneHistoryNowAndThen();
             outage.succeeded();
         } catch (Exception e) {

@@ -113,14 +113,14 @@ public class Claims {
     @Transactional(TxType.REQUIRES_NEW)
     public Finished finish(String node, ClaimToken token, BatchOutcome outcome) throws SQLException {
         try (Connection con = dataSource.getConnection()) {
-            int delivered = outcome.delivered().isEmpty() ? 0 : complete(con, node, token, outcome.delivered());
+            int delivered = outcome.delivered().isEmpty() ? 0 : complete(con, node, token, outcome);
             int retried = outcome.retries().isEmpty() ? 0 : reschedule(con, token, outcome.retries());
             int dead = outcome.dead().isEmpty() ? 0 : deadLetter(con, node, token, outcome.dead());
             return new Finished(delivered, retried, dead, outcome.size() - delivered - retried - dead);
         }
     }
 
-    private static int complete(Connection con, String node, ClaimToken token, List<OutboxId> ids) throws SQLException {
+    private static int complete(Connection con, String node, ClaimToken token, BatchOutcome outcome) throws SQLException {
         String sql = """
                 WITH done AS (
                     DELETE FROM outbox
@@ -128,22 +128,35 @@ public class Claims {
                       AND claim_token = ?                                -- 2: our claim's token
                       AND lease_expires_at > now()
                     RETURNING id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                              attempt_count, created_at
+                              attempt_count, created_at, reply_to
+                ), history AS (
+                    INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
+                            trigger_depth, outcome, attempt_count, last_error, created_at, finished_by)
+                    SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
+                           'delivered', attempt_count, NULL, created_at, ?   -- 3: node name
+                    FROM done
+                    ON CONFLICT (outbox_id) DO UPDATE SET outcome = excluded.outcome,
+                           attempt_count = excluded.attempt_count, last_error = NULL,
+                           finished_at = excluded.finished_at, finished_by = excluded.finished_by
+                ), answered AS (
+                    INSERT INTO replies (id, app_id, outbox_id, outcome, body)
+                    SELECT d.reply_to, d.app_id, d.id, 'delivered', r.body
+                    FROM done d JOIN unnest(?::uuid[], ?::text[]) AS r(id, body) ON r.id = d.id  -- 4, 5: replies
+                    WHERE d.reply_to IS NOT NULL
+                    ON CONFLICT (id) DO NOTHING
                 )
-                INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
-                        trigger_depth, outcome, attempt_count, last_error, created_at, finished_by)
-                SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                       'delivered', attempt_count, NULL, created_at, ?    -- 3: node name
-                FROM done
-                ON CONFLICT (outbox_id) DO UPDATE SET outcome = excluded.outcome,
-                       attempt_count = excluded.attempt_count, last_error = NULL,
-                       finished_at = excluded.finished_at, finished_by = excluded.finished_by
+                SELECT count(*) FROM done
                 """;
         try (PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setArray(1, uuids(con, ids.stream().map(OutboxId::value).toArray(UUID[]::new)));
+            ps.setArray(1, uuids(con, outcome.delivered().stream().map(OutboxId::value).toArray(UUID[]::new)));
             ps.setObject(2, token.value());
             ps.setString(3, node);
-            return ps.executeUpdate();
+            ps.setArray(4, uuids(con, outcome.replies().stream().map(r -> r.id().value()).toArray(UUID[]::new)));
+            ps.setArray(5, con.createArrayOf("text", outcome.replies().stream().map(BatchOutcome.Reply::body).toArray(String[]::new)));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
         }
     }
 
@@ -178,6 +191,10 @@ public class Claims {
                       AND o.claim_token = ?                              -- 3: our claim's token
                       AND o.lease_expires_at > now()
                     RETURNING o.*, d.error
+                ), answered AS (
+                    INSERT INTO replies (id, app_id, outbox_id, outcome, error)
+                    SELECT reply_to, app_id, id, 'dead', error FROM dead WHERE reply_to IS NOT NULL
+                    ON CONFLICT (id) DO NOTHING
                 ), history AS (
                     INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
                             trigger_depth, outcome, attempt_count, last_error, created_at, finished_by)
@@ -231,6 +248,16 @@ public class Claims {
                 """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setInt(1, limit);
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Forgets replies nobody collected within the retention. Returns rows deleted. */
+    @Transactional(TxType.REQUIRES_NEW)
+    public int pruneReplies(long retentionMillis) throws SQLException {
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(
+                "DELETE FROM replies WHERE created_at < now() - ? * interval '1 millisecond'")) {  // 1: retention
+            ps.setLong(1, retentionMillis);
             return ps.executeUpdate();
         }
     }

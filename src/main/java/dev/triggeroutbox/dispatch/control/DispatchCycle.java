@@ -4,7 +4,9 @@ import dev.triggeroutbox.dispatch.entity.BatchOutcome;
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
+import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.replies.control.Replies;
 import dev.triggeroutbox.targets.control.Targets;
 import dev.triggeroutbox.triggers.control.Triggers;
 import jakarta.annotation.PostConstruct;
@@ -14,6 +16,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Semaphore;
@@ -55,6 +59,9 @@ public class DispatchCycle {
 
     @Inject
     DispatchCounters counters;
+
+    @Inject
+    Replies replies;
 
     @Resource
     ManagedExecutorService executor;
@@ -119,7 +126,8 @@ public class DispatchCycle {
                         }
                     });
         }
-        CompletableFuture.allOf(settled).whenCompleteAsync((ignored, e) -> finish(node, token, outcome), executor);
+        List<UUID> replyTos = rows.stream().map(ClaimedRow::replyTo).filter(Objects::nonNull).map(OutboxId::value).toList();
+        CompletableFuture.allOf(settled).whenCompleteAsync((ignored, e) -> finish(node, token, outcome, replyTos), executor);
     }
 
     private CompletableFuture<DeliveryResult> start(ClaimedRow row, int maxAttempts) {
@@ -168,8 +176,11 @@ public class DispatchCycle {
     }
 
     private void settle(BatchOutcome outcome, ClaimedRow row, int maxAttempts, DeliveryResult result) {
-        if (result instanceof DeliveryResult.Delivered) {
+        if (result instanceof DeliveryResult.Delivered d) {
             outcome.delivered(row.id());
+            if (row.replyTo() != null) {
+                outcome.reply(row.id(), d.reply());
+            }
         } else if (result instanceof DeliveryResult.Rejected r) {
             outcome.dead(row.id(), r.error());
             if (r.disableTrigger()) {
@@ -185,11 +196,14 @@ public class DispatchCycle {
         }
     }
 
-    private void finish(String node, ClaimToken token, BatchOutcome outcome) {
+    private void finish(String node, ClaimToken token, BatchOutcome outcome, List<UUID> replyTos) {
         try {
             outcome.disabledTriggers().forEach(triggers::disable);
             Claims.Finished finished = claims.finish(node, token, outcome);
             counters.record(finished);
+            if (!replyTos.isEmpty()) {
+                replies.finished(replyTos);
+            }
             if (finished.fenced() > 0) {
                 LOG.warning(() -> finished.fenced() + " late result(s) of node " + node
                         + " discarded: the lease had expired or the row was claimed again");

@@ -64,6 +64,10 @@ public class DispatchSettings {
     @ConfigProperty(name = "outbox.history.retention-hours", defaultValue = "168")
     int historyRetentionHours;
 
+    @Inject
+    @ConfigProperty(name = "outbox.reply.retention-ms", defaultValue = "600000")
+    long replyRetentionMillis;
+
     private String node;
     private RetryPolicy retryPolicy;
 
@@ -138,6 +142,11 @@ public class DispatchSettings {
 
     public RetryPolicy retryPolicy() {
         return retryPolicy;
+    }
+
+    /** How long an answer nobody collected stays fetchable (GET /replies/{id}). */
+    public long replyRetentionMillis() {
+        return replyRetentionMillis;
     }
 
     public int historyRetentionHours() {

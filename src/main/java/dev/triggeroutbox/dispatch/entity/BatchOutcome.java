@@ -18,13 +18,27 @@ public final class BatchOutcome {
     public record Dead(OutboxId id, String error) {
     }
 
+    /** A delivered row's answer, kept for its caller (rows with reply_to only). */
+    public record Reply(OutboxId id, String body) {
+    }
+
     private final List<OutboxId> delivered = new ArrayList<>();
+    private final List<Reply> replies = new ArrayList<>();
     private final List<Retry> retries = new ArrayList<>();
     private final List<Dead> dead = new ArrayList<>();
     private final Set<TriggerId> disabledTriggers = new LinkedHashSet<>();
 
     public void delivered(OutboxId id) {
         delivered.add(id);
+    }
+
+    /** Keeps the answer of a delivered row whose caller waits for it. */
+    public void reply(OutboxId id, String body) {
+        replies.add(new Reply(id, body));
+    }
+
+    public List<Reply> replies() {
+        return replies;
     }
 
     public void retry(OutboxId id, long delayMillis, String error) {

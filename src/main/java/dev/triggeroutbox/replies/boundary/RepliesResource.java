@@ -1,0 +1,56 @@
+package dev.triggeroutbox.replies.boundary;
+
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.replies.control.Replies;
+import dev.triggeroutbox.replies.control.ReplyAnswers;
+import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.rest.control.Callers;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.core.UriInfo;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.UUID;
+
+/** {@code GET /replies/{id}}: the answer of an invoke whose wait ended first; 202 while it is on its way. */
+@Path("replies/{id}")
+@RequestScoped
+@RolesAllowed({Callers.PRODUCER, Callers.ADMIN})
+@Produces(MediaType.APPLICATION_JSON)
+public class RepliesResource {
+
+    @Inject
+    Replies replies;
+
+    @Context
+    SecurityContext caller;
+
+    @Context
+    UriInfo uri;
+
+    @GET
+    public Response get(@PathParam("id") String id) throws SQLException {
+        UUID replyTo = Callers.pathId(id, OutboxId::parse, "reply").value();
+        Optional<Replies.Reply> reply = replies.find(replyTo);
+        if (reply.isPresent() && Callers.mayReach(caller, new AppId(reply.get().appId()))) {
+            return ReplyAnswers.of(reply.get(), uri.getRequestUri().getRawPath());
+        }
+        Optional<Replies.Pending> pending = reply.isPresent() ? Optional.empty() : replies.pending(replyTo);
+        if (pending.isPresent() && Callers.mayReach(caller, new AppId(pending.get().appId()))) {
+            return Response.accepted(Json.createObjectBuilder().add("id", pending.get().row().toString())
+                    .add("replyId", id).add("status", "pending").build()).header("Retry-After", "1").build();
+        }
+        throw ApiException.notFound("reply " + id);
+    }
+}

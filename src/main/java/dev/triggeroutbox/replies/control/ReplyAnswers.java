@@ -1,0 +1,39 @@
+package dev.triggeroutbox.replies.control;
+
+import dev.triggeroutbox.rest.control.Problems;
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.io.StringReader;
+
+/** How a reply goes back over HTTP: the target's answer as the body, or 502 when the target failed. */
+public final class ReplyAnswers {
+
+    private ReplyAnswers() {
+    }
+
+    public static Response of(Replies.Reply reply, String instance) {
+        if (!reply.delivered()) {
+            return Response.fromResponse(Problems.response(502, "target-failed", "The target failed",
+                    "the target did not accept the request: " + reply.error(), instance))
+                    .header("Outbox-Row-Id", reply.row().toString()).build();
+        }
+        Response.ResponseBuilder r = Response.ok().header("Outbox-Row-Id", reply.row().toString());
+        String body = reply.body();
+        if (body == null || body.isEmpty()) {
+            return r.build();
+        }
+        return r.type(isJson(body) ? MediaType.APPLICATION_JSON_TYPE : MediaType.TEXT_PLAIN_TYPE.withCharset("UTF-8"))
+                .entity(body).build();
+    }
+
+    private static boolean isJson(String text) {
+        try (var reader = Json.createReader(new StringReader(text))) {
+            reader.readValue();
+            return true;
+        } catch (JsonException | IllegalStateException e) {
+            return false;
+        }
+    }
+}
