@@ -15,6 +15,7 @@ import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -137,12 +138,12 @@ public class DispatchCycle {
         }
         CompletableFuture<DeliveryResult> result;
         try {
-            result = targets.deliver(row, maxAttempts);
+            result = targets.deliver(row, maxAttempts, Duration.ofMillis(settings.deliveryTimeoutMillis()));
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(DeliveryResult.failed("delivery could not start: " + e.getMessage()));
         }
-        // completing the target's own future exceptionally on timeout tells it to stop (interrupt, abort)
-        result.orTimeout(settings.deliveryTimeoutMillis(), TimeUnit.MILLISECONDS);
+        // the last resort: whatever a target does, the batch finishes while its lease still holds
+        result.orTimeout(settings.finishWithinMillis(), TimeUnit.MILLISECONDS);
         return result;
     }
 
@@ -150,6 +151,9 @@ public class DispatchCycle {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         if (cause instanceof TimeoutException) {
             return DeliveryResult.failed("delivery timed out after " + settings.deliveryTimeoutMillis() + " ms");
+        }
+        if (cause instanceof java.util.concurrent.CancellationException) {
+            return DeliveryResult.failed("delivery was cancelled");
         }
         return DeliveryResult.failed("delivery failed: " + cause.getMessage());
     }

@@ -33,11 +33,11 @@ public class DispatchSettings {
     long pollIntervalMillis;
 
     @Inject
-    @ConfigProperty(name = "outbox.dispatch.batch-size", defaultValue = "200")
+    @ConfigProperty(name = "outbox.dispatch.batch-size", defaultValue = "500")
     int batchSize;
 
     @Inject
-    @ConfigProperty(name = "outbox.dispatch.concurrency", defaultValue = "32")
+    @ConfigProperty(name = "outbox.dispatch.concurrency", defaultValue = "1000")
     int concurrency;
 
     @Inject
@@ -130,6 +130,14 @@ public class DispatchSettings {
 
     public long leaseMillis() {
         return leaseMillis;
+    }
+
+    /**
+     * How long after its claim a batch's deliveries may run at most: the lease less a margin for
+     * the finishing transaction, so a result is never fenced merely because deliveries queued.
+     */
+    public long finishWithinMillis() {
+        return Math.max(deliveryTimeoutMillis, leaseMillis - Math.min(5_000, leaseMillis / 4));
     }
 
     public long deliveryTimeoutMillis() {

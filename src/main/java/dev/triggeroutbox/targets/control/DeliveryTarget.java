@@ -2,6 +2,7 @@ package dev.triggeroutbox.targets.control;
 
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -14,8 +15,10 @@ public interface DeliveryTarget {
     String type();
 
     /**
-     * Starts delivering. The future completes with the result; when the dispatcher gives up waiting
-     * it completes the future exceptionally itself, and the target should then stop the work.
+     * Starts delivering. The future completes with the result. The target arms {@code timeout} when
+     * the delivery really starts (a handler waiting for a free thread loses none of its time); when
+     * the future is completed exceptionally, by that timeout or by the dispatcher, the target stops
+     * the work (interrupts the handler, aborts the HTTP exchange).
      */
-    CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts);
+    CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts, Duration timeout);
 }

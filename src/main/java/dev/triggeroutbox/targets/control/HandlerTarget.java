@@ -12,11 +12,13 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.literal.NamedLiteral;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 /** Delivers to a CDI bean of this deployment that implements {@link OutboxHandler}, found by its {@code @Named} name. */
 @ApplicationScoped
@@ -38,7 +40,7 @@ public class HandlerTarget implements DeliveryTarget {
     }
 
     @Override
-    public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts) {
+    public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts, Duration timeout) {
         String name = row.trigger().target();
         Optional<OutboxHandler> handler = byName.computeIfAbsent(name, this::resolve);
         if (handler.isEmpty()) {
@@ -51,8 +53,13 @@ public class HandlerTarget implements DeliveryTarget {
                 row.rootExecutionId() == null ? null : row.rootExecutionId().value(), row.originPrincipal(),
                 row.createdAt());
         CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
-        Future<?> work = executor.submit(() -> result.complete(invoke(handler.get(), delivery)));
-        // when the dispatcher gives up (timeout), interrupt the handler's thread
+        Future<?> work = executor.submit(() -> {
+            if (!result.isDone()) {
+                result.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS); // from now: the handler runs
+                result.complete(invoke(handler.get(), delivery));
+            }
+        });
+        // when the delivery is given up (timeout), interrupt the handler's thread
         result.whenComplete((r, e) -> {
             if (e != null) {
                 work.cancel(true);

@@ -7,6 +7,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -26,12 +27,12 @@ public class Targets {
         all.forEach(t -> byType.put(t.type(), t));
     }
 
-    public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts) {
+    public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts, Duration timeout) {
         DeliveryTarget target = byType.get(row.trigger().targetType());
         if (target == null) {
             return CompletableFuture.completedFuture(
                     DeliveryResult.rejected("target type '" + row.trigger().targetType() + "' is not supported"));
         }
-        return target.deliver(row, maxAttempts);
+        return target.deliver(row, maxAttempts, timeout);
     }
 }

@@ -56,6 +56,11 @@ final class WebhookSender {
      * timeout), the HTTP exchange in flight is cancelled, which closes its connection.
      */
     CompletableFuture<DeliveryResult> send(ClaimedRow row) {
+        return send(row, null);
+    }
+
+    /** As {@link #send(ClaimedRow)}, giving up after {@code deliveryTimeout} (null: none) from the start. */
+    CompletableFuture<DeliveryResult> send(ClaimedRow row, Duration deliveryTimeout) {
         CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
         AtomicReference<CompletableFuture<?>> exchange = new AtomicReference<>();
         result.whenComplete((r, e) -> {
@@ -66,7 +71,12 @@ final class WebhookSender {
         });
         try {
             // the address check resolves the host name, which blocks: keep it off the caller's thread
-            executor.execute(() -> start(row, result, exchange));
+            executor.execute(() -> {
+                if (deliveryTimeout != null) {
+                    result.orTimeout(deliveryTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                }
+                start(row, result, exchange);
+            });
         } catch (RejectedExecutionException e) {
             result.complete(DeliveryResult.failed("webhook delivery could not start: the executor is not accepting work"));
         }

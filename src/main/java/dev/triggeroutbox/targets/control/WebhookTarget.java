@@ -8,6 +8,7 @@ import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -38,7 +39,7 @@ public class WebhookTarget implements DeliveryTarget {
     }
 
     @Override
-    public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts) {
-        return sender.send(row);
+    public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts, Duration timeout) {
+        return sender.send(row, timeout);
     }
 }
