@@ -340,6 +340,17 @@ class RestApiIT {
     }
 
     @Test
+    void healthIsOpenWithoutSigningIn() {
+        for (String path : List.of("health", "health/ready", "health/live")) {
+            Api.Reply r = api.get(null, path);
+            assertEquals(200, r.status(), path + " -> " + r);
+            assertEquals("UP", r.object().getString("status"), r.toString());
+            assertFalse(r.object().getJsonArray("checks").isEmpty());
+        }
+        assertEquals(401, api.get(null, "healthz").status(), "only the health paths are open");
+    }
+
+    @Test
     void wrongPasswordIs401() {
         Api.Reply r = api.call(null, "GET", "admin/stats", null,
                 Map.of("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString((ADMIN + ":wrong").getBytes())));

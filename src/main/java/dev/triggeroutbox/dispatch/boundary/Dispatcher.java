@@ -91,6 +91,7 @@ public class Dispatcher {
 
     @Timeout
     void tick() {
+        counters.ticked();
         try {
             boolean paused = dispatcherSwitch.paused();
             if (paused != drainLoop.paused()) {

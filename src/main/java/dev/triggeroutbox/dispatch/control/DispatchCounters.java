@@ -12,6 +12,7 @@ public class DispatchCounters {
     private final LongAdder deadLettered = new LongAdder();
     private final LongAdder fenced = new LongAdder();
     private final LongAdder leasesRecovered = new LongAdder();
+    private volatile long lastTickMillis;
 
     void record(Claims.Finished finished) {
         delivered.add(finished.delivered());
@@ -22,6 +23,16 @@ public class DispatchCounters {
 
     public void leasesRecovered(int count) {
         leasesRecovered.add(count);
+    }
+
+    /** The poll timer fired (liveness). */
+    public void ticked() {
+        lastTickMillis = System.currentTimeMillis();
+    }
+
+    /** When the poll timer last fired on this node; 0 before the first tick. */
+    public long lastTickMillis() {
+        return lastTickMillis;
     }
 
     public long delivered() {

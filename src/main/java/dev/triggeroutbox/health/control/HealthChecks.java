@@ -1,0 +1,74 @@
+package dev.triggeroutbox.health.control;
+
+import dev.triggeroutbox.dispatch.control.DispatchCounters;
+import dev.triggeroutbox.dispatch.control.DispatchSettings;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/**
+ * Whether this node can do its job. Ready: the database answers and its schema is at least the
+ * version this WAR needs (a node must not take traffic against a schema it does not know). Live: the
+ * dispatcher timer still ticks (a node whose timer stopped delivers nothing and should be restarted).
+ */
+@ApplicationScoped
+public class HealthChecks {
+
+    /** The newest migration in db/migration; readiness requires the database to have it. */
+    static final int SCHEMA_VERSION = 3;
+    /** Missed ticks before the dispatcher counts as stalled. */
+    static final int STALLED_AFTER_TICKS = 5;
+
+    /** One check's outcome, in the shape MicroProfile Health uses. */
+    public record Check(String name, boolean up, JsonObject data) {
+        public JsonObject json() {
+            return Json.createObjectBuilder().add("name", name).add("status", up ? "UP" : "DOWN").add("data", data).build();
+        }
+    }
+
+    @Inject
+    DataSource dataSource;
+
+    @Inject
+    DispatchSettings settings;
+
+    @Inject
+    DispatchCounters counters;
+
+    public Check database() {
+        JsonObjectBuilder data = Json.createObjectBuilder();
+        try (Connection con = dataSource.getConnection()) {
+            try (PreparedStatement ps = con.prepareStatement("""
+                    SELECT max(version::int) FROM outbox_schema_history WHERE success AND version IS NOT NULL""")) {
+                ps.setQueryTimeout(5);
+                try (ResultSet rs = ps.executeQuery()) {
+                    int version = rs.next() ? rs.getInt(1) : 0;
+                    data.add("schemaVersion", version).add("requiredSchemaVersion", SCHEMA_VERSION);
+                    return new Check("database", version >= SCHEMA_VERSION, data.build());
+                }
+            }
+        } catch (SQLException e) {
+            // the reason goes to the operator's monitoring, without SQL or connection details
+            return new Check("database", false, data.add("error", "database unreachable or schema missing").build());
+        }
+    }
+
+    public Check dispatcher() {
+        JsonObjectBuilder data = Json.createObjectBuilder().add("node", settings.nodeName());
+        if (!settings.enabled()) {
+            return new Check("dispatcher", true, data.add("enabled", false).build());
+        }
+        long last = counters.lastTickMillis();
+        long age = last == 0 ? -1 : System.currentTimeMillis() - last;
+        boolean ticking = last != 0 && age <= STALLED_AFTER_TICKS * settings.pollIntervalMillis() + 1_000;
+        data.add("enabled", true).add("lastTickAgeMillis", age).add("pollIntervalMillis", settings.pollIntervalMillis());
+        return new Check("dispatcher", ticking, data.build());
+    }
+}
