@@ -9,6 +9,8 @@ import dev.triggeroutbox.dispatch.entity.BatchOutcome;
 import dev.triggeroutbox.outbox.boundary.Outbox;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
+import dev.triggeroutbox.outbox.entity.ExecutionId;
+import dev.triggeroutbox.outbox.entity.OutboxRow;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
@@ -16,9 +18,12 @@ import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.triggers.control.Triggers;
 import dev.triggeroutbox.triggers.entity.TargetType;
 import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
 import java.time.Duration;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -61,6 +66,9 @@ class DispatchIT {
     @Inject
     Recorder recorder;
 
+    @PersistenceContext(unitName = "outbox")
+    EntityManager em;
+
     private final AppId app = AppId.random();
 
     private TriggerId trigger(String handler, Integer maxAttempts) {
@@ -97,6 +105,26 @@ class DispatchIT {
         assertEquals(1, got.delivery().attempt());
         assertEquals(id.value(), got.delivery().rootExecutionId(), "a row without a given root is its own root");
         assertEquals(0, inOutbox(id));
+    }
+
+    @Test
+    void theRowEntityReadsWhatWasEnqueued() throws Exception {
+        TriggerId trigger = trigger("recorder", null);
+        ExecutionId root = ExecutionId.random();
+        OutboxId id = outbox.enqueue(NewOutboxRow.to(app, SourceKind.DOCS, trigger, "{\"a\":1}")
+                .withLineage(root, 3).withOrigin("it").withMaxAttempts(7).deliverAt(OffsetDateTime.now().plusHours(1)));
+        OutboxRow row = em.find(OutboxRow.class, id.value());
+        assertEquals(app, row.appId());
+        assertEquals(SourceKind.DOCS, row.sourceKind().orElseThrow());
+        assertEquals(trigger, row.triggerId().orElseThrow());
+        assertEquals(root, row.rootExecutionId().orElseThrow());
+        assertEquals(3, row.triggerDepth());
+        assertEquals(7, row.maxAttempts().orElseThrow());
+        assertEquals("it", row.originPrincipal().orElseThrow());
+        assertEquals(0, row.attemptCount());
+        assertTrue(row.nextAttemptAt().isAfter(OffsetDateTime.now().plusMinutes(59)));
+        assertTrue(!row.isClaimed());
+        Sql.update("DELETE FROM outbox WHERE id = ?", id.value());
     }
 
     @Test
