@@ -13,7 +13,8 @@ import org.junit.platform.launcher.LauncherSessionListener;
  */
 public class ItSession implements LauncherSessionListener {
 
-    private LocalPostgres postgres;
+    private static LocalPostgres postgres;
+    private static Path dataDir;
 
     @Override
     public void launcherSessionOpened(LauncherSession session) {
@@ -23,11 +24,18 @@ public class ItSession implements LauncherSessionListener {
         }
         try {
             Path dir = Files.createTempDirectory("outbox-it-pg");
-            postgres = LocalPostgres.start(Integer.parseInt(port), dir, false);
+            dataDir = dir;
+            // keeps its data so that a fault test can stop and start it; the directory is fresh per run
+            postgres = LocalPostgres.start(Integer.parseInt(port), dir, true);
             ItUsers.addAll(Path.of(System.getProperty("jboss.home")));
         } catch (Exception e) {
             throw new IllegalStateException("could not prepare the integration tests (PostgreSQL on port " + port + ", test users)", e);
         }
+    }
+
+    /** The running test PostgreSQL, for fault tests (null outside failsafe). */
+    public static LocalPostgres postgres() {
+        return postgres;
     }
 
     @Override
@@ -35,6 +43,9 @@ public class ItSession implements LauncherSessionListener {
         if (postgres != null) {
             try {
                 postgres.close();
+                try (var files = Files.walk(dataDir)) {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                }
             } catch (Exception e) {
                 System.err.println("stopping the test PostgreSQL failed: " + e);
             }

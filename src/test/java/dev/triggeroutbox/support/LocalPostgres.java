@@ -15,25 +15,48 @@ import java.sql.Statement;
  */
 public final class LocalPostgres implements AutoCloseable {
 
-    private final EmbeddedPostgres postgres;
+    private EmbeddedPostgres postgres;
     private final int port;
+    private final Path dataDir;
+    private final boolean keepData;
 
-    private LocalPostgres(EmbeddedPostgres postgres, int port) {
+    private LocalPostgres(EmbeddedPostgres postgres, int port, Path dataDir, boolean keepData) {
         this.postgres = postgres;
         this.port = port;
+        this.dataDir = dataDir;
+        this.keepData = keepData;
     }
 
     /** Starts PostgreSQL on {@code port} with its data in {@code dataDir}; {@code keepData} keeps it across runs. */
     public static LocalPostgres start(int port, Path dataDir, boolean keepData) throws IOException, SQLException {
-        EmbeddedPostgres pg = EmbeddedPostgres.builder()
+        LocalPostgres local = new LocalPostgres(boot(port, dataDir, keepData), port, dataDir, keepData);
+        local.createOutboxDatabase();
+        return local;
+    }
+
+    private static EmbeddedPostgres boot(int port, Path dataDir, boolean keepData) throws IOException {
+        return EmbeddedPostgres.builder()
                 .setPort(port)
                 .setDataDirectory(dataDir)
                 .setCleanDataDirectory(!keepData)
                 .setServerConfig("max_connections", "200")
                 .start();
-        LocalPostgres local = new LocalPostgres(pg, port);
-        local.createOutboxDatabase();
-        return local;
+    }
+
+    /**
+     * Stops the server abruptly-enough for a fault test (fast shutdown: connections are cut), runs
+     * {@code whileDown}, and starts it again on the same port and data. Needs {@code keepData}.
+     */
+    public synchronized void outage(Runnable whileDown) throws IOException {
+        if (!keepData) {
+            throw new IllegalStateException("an outage needs a PostgreSQL that keeps its data");
+        }
+        postgres.close();
+        try {
+            whileDown.run();
+        } finally {
+            postgres = boot(port, dataDir, true);
+        }
     }
 
     private void createOutboxDatabase() throws SQLException {

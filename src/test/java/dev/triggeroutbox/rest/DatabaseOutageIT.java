@@ -1,0 +1,79 @@
+package dev.triggeroutbox.rest;
+
+import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.support.ItSession;
+import java.net.URL;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * PostgreSQL stops while rows wait and callers keep calling: readiness goes down, writes fail
+ * with a clear 5xx (the caller knows nothing was stored), and when the database is back the node
+ * recovers by itself and every acknowledged row is delivered.
+ */
+@ExtendWith(ArquillianExtension.class)
+class DatabaseOutageIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.outboxWithTestHandlers();
+    }
+
+    @ArquillianResource
+    URL base;
+
+    @Test
+    void aDatabaseOutageLosesNothingAcknowledgedAndReadinessFollowsIt() throws Exception {
+        UUID app = UUID.randomUUID();
+        try (Api api = new Api(base)) {
+            String trigger = api.post(ADMIN, "apps/" + app + "/triggers",
+                    "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"}}").object().getString("id");
+            // acknowledged rows due while the database is down
+            String due = OffsetDateTime.now(ZoneOffset.UTC).plusSeconds(2).toString();
+            List<String> acknowledged = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                Api.Reply r = api.post(ADMIN, "outbox", """
+                        {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{"n":%d},"deliverAt":"%s"}"""
+                        .formatted(app, trigger, i, due));
+                assertEquals(201, r.status(), r.toString());
+                acknowledged.add(r.object().getString("id"));
+            }
+            assertEquals(200, api.get(null, "health/ready").status());
+
+            ItSession.postgres().outage(() -> {
+                Eventually.until(WAIT, () -> api.get(null, "health/ready").status() == 503, () -> "still ready");
+                Api.Reply refused = api.post(ADMIN, "outbox", """
+                        {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{}}""".formatted(app, trigger));
+                assertTrue(refused.status() >= 500, refused.toString());
+                assertTrue(refused.isProblem(), refused.toString());
+                assertTrue(!refused.body().contains("PSQL") && !refused.body().contains("Exception"), refused.toString());
+            });
+
+            Eventually.until(WAIT, () -> api.get(null, "health/ready").status() == 200, () -> "not ready again");
+            for (String id : acknowledged) {
+                Eventually.until(WAIT, () -> {
+                    Api.Reply r = api.get(ADMIN, "outbox/" + id);
+                    return r.status() == 200 && "delivered".equals(r.object().getString("status"));
+                }, () -> api.get(ADMIN, "outbox/" + id).toString());
+            }
+            assertEquals(200, api.get(null, "health/live").status());
+        }
+    }
+}
