@@ -31,6 +31,9 @@ import javax.sql.DataSource;
 @ApplicationScoped
 public class Claims {
 
+    /** A lower bound below every due time: a claim that scans the whole due index. */
+    private static final OffsetDateTime SCAN_FROM_START = OffsetDateTime.parse("1970-01-01T00:00:00Z");
+
     /** How many rows one finish changed, and how many it refused because the claim was no longer held. */
     public record Finished(int delivered, int retried, int dead, int fenced) {
     }
@@ -42,37 +45,44 @@ public class Claims {
      * Claims up to {@code limit} due rows for {@code node}: one statement, so concurrent claimers on any
      * node never take the same row (SKIP LOCKED passes over rows another claim is taking right now).
      * The lease and the due time are read on the database clock, never on this node's.
+     * {@code from} (null: from the start) skips the part of the due index the previous claim
+     * already took: while a long transaction keeps deleted rows from being vacuumed, their index
+     * entries stay, and a claim that always scanned from the start would walk over all of them.
      */
     @Transactional(TxType.REQUIRES_NEW)
-    public List<ClaimedRow> claim(String node, ClaimToken token, int limit, long leaseMillis) throws SQLException {
+    public List<ClaimedRow> claim(String node, ClaimToken token, int limit, long leaseMillis, OffsetDateTime from)
+            throws SQLException {
         String sql = """
                 WITH due AS (
                     SELECT id FROM outbox
                     WHERE claim_token IS NULL AND next_attempt_at <= now()
+                      AND next_attempt_at >= ?                           -- 1: where the last claim ended
                     ORDER BY next_attempt_at
-                    LIMIT ?                                              -- 1: batch size
+                    LIMIT ?                                              -- 2: batch size
                     FOR UPDATE SKIP LOCKED
                 ), claimed AS (
                     UPDATE outbox o
-                    SET claim_token = ?,                                 -- 2: fresh token of this claim
-                        claimed_by = ?,                                  -- 3: node name
+                    SET claim_token = ?,                                 -- 3: fresh token of this claim
+                        claimed_by = ?,                                  -- 4: node name
                         claimed_at = now(),
-                        lease_expires_at = now() + ? * interval '1 millisecond',  -- 4: lease
+                        lease_expires_at = now() + ? * interval '1 millisecond',  -- 5: lease
                         attempt_count = o.attempt_count + 1
                     FROM due
                     WHERE o.id = due.id
                     RETURNING o.id, o.app_id, o.source_kind, o.trigger_id, o.script_id, o.reply_to,
                               o.payload::text AS payload, o.origin_principal, o.trigger_depth,
-                              o.root_execution_id, o.attempt_count, o.max_attempts, o.created_at
+                              o.root_execution_id, o.attempt_count, o.max_attempts, o.created_at,
+                              o.next_attempt_at
                 )
                 SELECT c.*, t.target_type, t.target, t.secret, t.enabled, t.max_attempts AS trigger_max_attempts
                 FROM claimed c LEFT JOIN triggers t ON t.id = c.trigger_id
                 """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setInt(1, limit);
-            ps.setObject(2, token.value());
-            ps.setString(3, node);
-            ps.setLong(4, leaseMillis);
+            ps.setObject(1, from == null ? SCAN_FROM_START : from);
+            ps.setInt(2, limit);
+            ps.setObject(3, token.value());
+            ps.setString(4, node);
+            ps.setLong(5, leaseMillis);
             try (ResultSet rs = ps.executeQuery()) {
                 List<ClaimedRow> rows = new ArrayList<>(limit);
                 while (rs.next()) {
@@ -102,6 +112,7 @@ public class Claims {
                 rs.getInt("attempt_count"),
                 (Integer) rs.getObject("max_attempts"),
                 rs.getObject("created_at", OffsetDateTime.class),
+                rs.getObject("next_attempt_at", OffsetDateTime.class),
                 trigger);
     }
 

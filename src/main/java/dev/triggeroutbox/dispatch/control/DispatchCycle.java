@@ -16,7 +16,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -67,6 +70,11 @@ public class DispatchCycle {
     @Resource
     ManagedExecutorService executor;
 
+    /** Where a node's last full claim ended in the due index, and when a claim last scanned it whole. */
+    private record Cursor(OffsetDateTime dueAt, long fullScanNanos) {
+    }
+
+    private final Map<String, Cursor> cursors = new ConcurrentHashMap<>();
     private Semaphore permits;
 
     @PostConstruct
@@ -88,18 +96,37 @@ public class DispatchCycle {
         permits.acquire();
         int limit = 1 + drainPermits(settings.batchSize() - 1);
         ClaimToken token = ClaimToken.random();
+        Cursor cursor = cursors.get(node);
         List<ClaimedRow> rows;
         try {
-            rows = claims.claim(node, token, limit, settings.leaseMillis());
+            rows = claims.claim(node, token, limit, settings.leaseMillis(), cursor == null ? null : cursor.dueAt());
         } catch (SQLException | RuntimeException e) {
             permits.release(limit);
             throw e;
         }
         permits.release(limit - rows.size());
+        advance(node, cursor, rows, limit);
         if (!rows.isEmpty()) {
             deliver(node, token, rows);
         }
         return new Claimed(rows.size(), limit);
+    }
+
+    /**
+     * After a full claim the next one starts where it ended (more is due right there). A claim that
+     * was not full, and any claim a poll interval after the last whole scan, starts from the start
+     * again: rows due earlier than the cursor (a lease recovered, a transaction that committed late)
+     * wait at most that long.
+     */
+    private void advance(String node, Cursor cursor, List<ClaimedRow> rows, int limit) {
+        long now = System.nanoTime();
+        boolean stale = cursor != null && now - cursor.fullScanNanos() > TimeUnit.MILLISECONDS.toNanos(settings.pollIntervalMillis());
+        if (rows.size() < limit || stale) {
+            cursors.remove(node);
+            return;
+        }
+        OffsetDateTime last = rows.stream().map(ClaimedRow::dueAt).max(OffsetDateTime::compareTo).orElseThrow();
+        cursors.put(node, new Cursor(last, cursor == null ? now : cursor.fullScanNanos()));
     }
 
     private int drainPermits(int atMost) {

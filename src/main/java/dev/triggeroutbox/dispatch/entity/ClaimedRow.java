@@ -25,6 +25,7 @@ public record ClaimedRow(
         int attemptCount,
         Integer rowMaxAttempts,
         OffsetDateTime createdAt,
+        OffsetDateTime dueAt,
         TriggerTarget trigger) {
 
     /** The trigger's side of the join; absent when the row names no trigger or the trigger was deleted. */

@@ -108,7 +108,7 @@ class WebhookSenderTest {
     private static ClaimedRow row(String url, String secret, ExecutionId root) {
         return new ClaimedRow(OutboxId.random(), new AppId(UUID.randomUUID()), "kv", new TriggerId(UUID.randomUUID()),
                 null, null, "{\"key\": \"k1\", \"value\": \"Zoë\"}", "alice", 2, root, 3, null,
-                OffsetDateTime.now(ZoneOffset.UTC), new ClaimedRow.TriggerTarget("webhook", url, secret, true, null));
+                OffsetDateTime.now(ZoneOffset.UTC), OffsetDateTime.now(ZoneOffset.UTC), new ClaimedRow.TriggerTarget("webhook", url, secret, true, null));
     }
 
     private static DeliveryResult await(CompletableFuture<DeliveryResult> f) throws Exception {
