@@ -3,11 +3,9 @@ package dev.triggeroutbox.outbox.boundary;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.entity.AppId;
-import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
-import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
@@ -33,8 +31,9 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 import java.sql.SQLException;
-import java.time.OffsetDateTime;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** {@code /outbox}: enqueue one row, and ask where a row stands. */
 @Path("outbox")
@@ -43,8 +42,8 @@ import java.util.Set;
 @Produces(MediaType.APPLICATION_JSON)
 public class OutboxResource {
 
-    private static final Set<String> FIELDS = Set.of("appId", "sourceKind", "triggerId", "scriptId", "replyTo",
-            "payload", "rootExecutionId", "triggerDepth", "deliverAt");
+    private static final Set<String> FIELDS = Stream.concat(Stream.of("appId", "triggerId", "scriptId", "replyTo"),
+            Payloads.Event.FIELDS.stream()).collect(Collectors.toUnmodifiableSet());
 
     @Inject
     Outbox outbox;
@@ -70,22 +69,17 @@ public class OutboxResource {
     public Response enqueue(@HeaderParam("Idempotency-Key") String key, JsonValue body) {
         JsonBody b = JsonBody.of(body, FIELDS);
         AppId app = b.parsed("appId", true, AppId::parse, "must be a UUID");
-        SourceKind kind = b.parsed("sourceKind", true, w -> SourceKind.fromWire(w).orElseThrow(IllegalArgumentException::new),
-                "must be one of " + SourceKind.wireNames());
         TriggerId trigger = b.parsed("triggerId", false, TriggerId::parse, "must be a UUID");
         ScriptId script = b.parsed("scriptId", false, ScriptId::parse, "must be a UUID");
         OutboxId replyTo = b.parsed("replyTo", false, OutboxId::parse, "must be a UUID");
-        JsonValue payload = b.any("payload", true);
-        ExecutionId root = b.parsed("rootExecutionId", false, ExecutionId::parse, "must be a UUID");
-        Integer depth = b.integer("triggerDepth", false, 0, Integer.MAX_VALUE);
-        OffsetDateTime deliverAt = b.time("deliverAt", false);
+        Payloads.Event event = Payloads.Event.read(b);
         b.validate();
         Callers.requireApp(caller, app);
-        String payloadText = Payloads.check(payload, depth, limits);
+        String payloadText = event.payloadText(limits);
 
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), body.toString(), () -> {
-            NewOutboxRow row = new NewOutboxRow(app, kind, trigger, script, replyTo, payloadText, Callers.name(caller),
-                    depth == null ? 0 : depth, root, null, deliverAt);
+            NewOutboxRow row = new NewOutboxRow(app, event.kind(), trigger, script, replyTo, payloadText,
+                    Callers.name(caller), event.triggerDepth(), event.root(), null, event.deliverAt());
             OutboxId id = Payloads.write(() -> outbox.enqueue(row));
             JsonObject json = Json.createObjectBuilder().add("id", id.toString()).build();
             return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(id.toString()).build().toString(),

@@ -139,8 +139,7 @@ public class TriggersResource {
 
     private Definition definition(JsonValue body) {
         JsonBody b = JsonBody.of(body, FIELDS);
-        SourceKind kind = b.parsed("sourceKind", true, w -> SourceKind.fromWire(w).orElseThrow(IllegalArgumentException::new),
-                "must be one of " + SourceKind.wireNames());
+        SourceKind kind = b.sourceKind("sourceKind", true);
         ScriptId script = b.parsed("scriptId", false, ScriptId::parse, "must be a UUID");
         Integer maxAttempts = b.integer("maxAttempts", false, 1, 1000);
         Boolean enabled = b.bool("enabled", false);
