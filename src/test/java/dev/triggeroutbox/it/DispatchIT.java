@@ -223,6 +223,61 @@ class DispatchIT {
     }
 
     @Test
+    void aDeadLetterTellsTheAppsDeadLetterTriggersOnceAndDoesNotCascade() throws Exception {
+        TriggerId heard = triggers.create(app, SourceKind.DEAD_LETTER, TargetType.HANDLER, "recorder", null, null, null, true).id();
+        TriggerId alsoFailing = triggers.create(app, SourceKind.DEAD_LETTER, TargetType.HANDLER, "failing", null, null, 1, true).id();
+        OutboxId id = enqueue(trigger("failing", 1), "{\"order\": 7}");
+
+        Eventually.until(WAIT, () -> deadLetter(id) != null, () -> "not dead");
+        Eventually.until(WAIT, () -> Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app.value()) == 0
+                && Sql.count("SELECT count(*) FROM dead_letters WHERE app_id = ? AND trigger_id = ?", app.value(), alsoFailing.value()) == 1,
+                () -> "cascade still running");
+        List<Object[]> told = Sql.query("""
+                SELECT outbox_id, trigger_depth, root_execution_id FROM delivery_history
+                WHERE app_id = ? AND trigger_id = ? AND outcome = 'delivered'""", app.value(), heard.value());
+        assertEquals(1, told.size(), "the recorder heard of the dead letter once");
+        UUID event = (UUID) told.get(0)[0];
+        String payload = recorder.of(event).get(0).delivery().payload();
+        assertTrue(payload.contains(id.toString()) && payload.contains("boom on attempt 1") && payload.contains("\"order\": 7"), payload);
+        assertEquals(1, ((Number) told.get(0)[1]).intValue(), "one level deeper");
+        assertEquals(id.value(), told.get(0)[2], "same root");
+        // the failing dead_letter trigger's own row died too, and told no one: exactly two dead letters
+        assertEquals(2, Sql.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app.value()));
+    }
+
+    @Test
+    void invokeAsyncWritesOneDeeperRowOfTheSameCascadeWithOneAttempt() throws Exception {
+        TriggerId target = trigger("recorder", null);
+        OutboxId parent = enqueue(trigger("invoker", null), "{\"target\": \"" + target + "\"}");
+        Eventually.until(WAIT, () -> "delivered".equals(historyOutcome(parent)), () -> "parent not delivered");
+        // the child was written in the handler's own transaction, before the parent was finished
+        List<Object[]> children = Sql.query("""
+                SELECT id FROM outbox WHERE trigger_id = ? UNION ALL SELECT outbox_id FROM delivery_history WHERE trigger_id = ?""",
+                target.value(), target.value());
+        assertEquals(1, children.size());
+        UUID child = (UUID) children.get(0)[0];
+        Eventually.until(WAIT, () -> recorder.count(child) == 1, () -> "child not delivered");
+        var got = recorder.of(child).get(0).delivery();
+        assertEquals("invoke", got.sourceKind());
+        assertEquals(1, got.triggerDepth());
+        assertEquals(parent.value(), got.rootExecutionId());
+        assertEquals(1, got.maxAttempts());
+    }
+
+    @Test
+    void aSelfTriggeringCycleStopsAtTheMaximumDepth() throws Exception {
+        OutboxId first = enqueue(trigger("cascader", null), "{}");
+        // depths 0..8 deliver and invoke again; the invoke at depth 9 is refused, so the depth-8 row fails once and dies
+        Eventually.until(WAIT, () -> Sql.count("SELECT count(*) FROM dead_letters WHERE root_execution_id = ?", first.value()) == 1,
+                () -> Sql.count("SELECT count(*) FROM delivery_history WHERE root_execution_id = ?", first.value()) + " finished");
+        Object[] dead = Sql.query("SELECT trigger_depth, last_error FROM dead_letters WHERE root_execution_id = ?", first.value()).get(0);
+        assertEquals(8, ((Number) dead[0]).intValue());
+        assertTrue(((String) dead[1]).contains("exceeds outbox.max-trigger-depth 8"), (String) dead[1]);
+        assertEquals(8, Sql.count("SELECT count(*) FROM delivery_history WHERE root_execution_id = ? AND outcome = 'delivered'", first.value()));
+        assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE root_execution_id = ?", first.value()), "the cycle ended");
+    }
+
+    @Test
     void rowOfADeadNodeIsDeliveredAfterItsLeaseAndTheZombieIsFenced() throws Exception {
         TriggerId trigger = trigger("recorder", null);
         UUID id = UUID.randomUUID();

@@ -2,6 +2,8 @@ package dev.triggeroutbox.it;
 
 import dev.triggeroutbox.api.OutboxDelivery;
 import dev.triggeroutbox.api.OutboxHandler;
+import dev.triggeroutbox.outbox.boundary.Outbox;
+import dev.triggeroutbox.outbox.entity.TriggerId;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
@@ -55,6 +57,41 @@ public final class TestHandlers {
         public Object handle(OutboxDelivery delivery) {
             recorder.record("failing", delivery);
             throw new IllegalStateException("boom on attempt " + delivery.attempt());
+        }
+    }
+
+    /** Invokes the trigger named in its payload {"target": "<trigger id>"} asynchronously, then returns. */
+    @ApplicationScoped
+    @Named("invoker")
+    public static class Invoker implements OutboxHandler {
+        @Inject
+        Recorder recorder;
+
+        @Inject
+        Outbox outbox;
+
+        @Override
+        public Object handle(OutboxDelivery delivery) throws Exception {
+            recorder.record("invoker", delivery);
+            String target = delivery.payload().replaceAll(".*\"target\": ?\"([0-9a-f-]+)\".*", "$1");
+            return outbox.invokeAsync(delivery, TriggerId.parse(target), "{\"from\": \"invoker\"}", null).toString();
+        }
+    }
+
+    /** Invokes its own trigger again on every delivery: a cycle only the loop guard ends. */
+    @ApplicationScoped
+    @Named("cascader")
+    public static class Cascader implements OutboxHandler {
+        @Inject
+        Recorder recorder;
+
+        @Inject
+        Outbox outbox;
+
+        @Override
+        public Object handle(OutboxDelivery delivery) throws Exception {
+            recorder.record("cascader", delivery);
+            return outbox.invokeAsync(delivery, new TriggerId(delivery.triggerId()), delivery.payload(), null).toString();
         }
     }
 

@@ -206,6 +206,21 @@ public class Claims {
                     INSERT INTO replies (id, app_id, outbox_id, outcome, error)
                     SELECT reply_to, app_id, id, 'dead', error FROM dead WHERE reply_to IS NOT NULL
                     ON CONFLICT (id) DO NOTHING
+                ), told AS (
+                    -- the app's dead_letter triggers hear of it, in this same transaction; a dead
+                    -- letter about a dead_letter row tells no one (no cascade)
+                    INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
+                                        trigger_depth, root_execution_id)
+                    SELECT gen_random_uuid(), t.app_id, 'dead_letter', t.id, t.script_id,
+                           jsonb_build_object('deadLetter', jsonb_build_object(
+                               'id', d.id, 'appId', d.app_id, 'sourceKind', d.source_kind, 'triggerId', d.trigger_id,
+                               'attemptCount', d.attempt_count, 'lastError', d.error, 'payload', d.payload,
+                               'rootExecutionId', d.root_execution_id, 'triggerDepth', d.trigger_depth,
+                               'createdAt', d.created_at, 'deadAt', now())),
+                           'dead-letter', d.trigger_depth + 1, coalesce(d.root_execution_id, d.id)
+                    FROM dead d JOIN triggers t
+                      ON t.app_id = d.app_id AND t.source_kind = 'dead_letter' AND t.enabled
+                    WHERE d.source_kind <> 'dead_letter'
                 ), history AS (
                     INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
                             trigger_depth, outcome, attempt_count, last_error, created_at, finished_by)

@@ -3,6 +3,7 @@ package dev.triggeroutbox.dispatch.control;
 import dev.triggeroutbox.dispatch.entity.BatchOutcome;
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
@@ -66,6 +67,12 @@ public class DispatchCycle {
 
     @Inject
     Replies replies;
+
+    @Inject
+    OutboxLimits limits;
+
+    @Inject
+    DrainLoop drainLoop;
 
     @Resource
     ManagedExecutorService executor;
@@ -159,7 +166,7 @@ public class DispatchCycle {
     }
 
     private CompletableFuture<DeliveryResult> start(ClaimedRow row, int maxAttempts) {
-        String refusal = refusal(row, maxAttempts);
+        String refusal = refusal(row, maxAttempts, limits.maxTriggerDepth());
         if (refusal != null) {
             return CompletableFuture.completedFuture(DeliveryResult.rejected(refusal));
         }
@@ -186,9 +193,13 @@ public class DispatchCycle {
     }
 
     /** Why a claimed row must not be delivered at all, or null when it may be. */
-    private static String refusal(ClaimedRow row, int maxAttempts) {
+    private static String refusal(ClaimedRow row, int maxAttempts, int maxDepth) {
         if (SourceKind.fromWire(row.sourceKind()).isEmpty()) {
             return "unknown source kind '" + row.sourceKind() + "' (known: " + SourceKind.wireNames() + ")";
+        }
+        if (row.triggerDepth() > maxDepth) {
+            return "trigger depth " + row.triggerDepth() + " exceeds outbox.max-trigger-depth " + maxDepth
+                    + ": the cascade stops here";
         }
         if (row.attemptCount() > maxAttempts) {
             // every earlier claim ended without a result (its node crashed or stalled past the lease)
@@ -234,6 +245,9 @@ public class DispatchCycle {
             counters.record(finished);
             if (!replyTos.isEmpty()) {
                 replies.finished(replyTos);
+            }
+            if (finished.dead() > 0) {
+                drainLoop.wake(); // dead letters may have told dead_letter triggers
             }
             if (finished.fenced() > 0) {
                 LOG.warning(() -> finished.fenced() + " late result(s) of node " + node

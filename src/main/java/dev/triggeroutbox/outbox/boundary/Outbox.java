@@ -1,12 +1,15 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.api.OutboxDelivery;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
+import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TriggerId;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -29,11 +32,33 @@ public class Outbox {
     @Inject
     CommitWakeup wakeup;
 
+    @Inject
+    OutboxLimits limits;
+
     /** Enqueues one row. */
     public OutboxId enqueue(NewOutboxRow row) throws SQLException {
         OutboxId id = writer.insert(row);
         wakeup.afterCommit();
         return id;
+    }
+
+    /**
+     * Fire-and-forget composition, for handlers: enqueues a row of kind {@code invoke} for the
+     * {@code target} trigger of the same app, one level deeper in the same cascade (same root
+     * execution). It gets one attempt unless {@code maxAttempts} asks for more. Refused with
+     * {@link IllegalStateException} past {@code outbox.max-trigger-depth}: a cycle ends there.
+     */
+    public OutboxId invokeAsync(OutboxDelivery parent, TriggerId target, String args, Integer maxAttempts) throws SQLException {
+        int depth = parent.triggerDepth() + 1;
+        if (depth > limits.maxTriggerDepth()) {
+            throw new IllegalStateException("trigger depth " + depth + " exceeds outbox.max-trigger-depth "
+                    + limits.maxTriggerDepth() + ": the cascade stops here");
+        }
+        ExecutionId root = parent.rootExecutionId() == null ? new ExecutionId(parent.id()) : new ExecutionId(parent.rootExecutionId());
+        return enqueue(NewOutboxRow.to(new AppId(parent.appId()), SourceKind.INVOKE, target, args)
+                .withLineage(root, depth)
+                .withOrigin(parent.originPrincipal())
+                .withMaxAttempts(maxAttempts == null ? 1 : maxAttempts));
     }
 
     /**
