@@ -135,7 +135,8 @@ public final class Benchmark {
                 + "request and insert is checked against the rows in the table.");
         r.notes.add("Latency: the load is produced inside the server on a fixed schedule, each event its own JTA "
                 + "transaction (`Outbox.publish`); a transaction synchronization records `System.nanoTime()` at "
-                + "commit and the no-op handler records it at delivery start, both in the server's JVM. Wake-up off: "
+                + "commit and the no-op handler records it at delivery start, both in the server's JVM (a delivery that "
+                + "starts before the producer thread has run that synchronization counts as 0 ms). Wake-up off: "
                 + "`outbox.dispatch.wake-on-commit=false`, set on the server and the WAR redeployed.");
         r.notes.add("Backlog: the product's claim statement run from the harness with the dispatcher paused, each run "
                 + "rolled back; 3 warm-up runs, then the median of 15.");

@@ -22,7 +22,9 @@ final class DrainPhase {
 
         ours(bench, s.warmupRows());
         ours = ours(bench, s.drainRows());
-        Progress.say("  (a) Trigger Outbox on WildFly: %,d rows in %.2f s = %,.0f rows/s", ours.count(), ours.seconds(), ours.perSecond());
+        long batches = bench.tables().finishingTransactions();
+        Progress.say("  (a) Trigger Outbox on WildFly: %,d rows in %.2f s = %,.0f rows/s (%,d batches, %.1f rows each)",
+                ours.count(), ours.seconds(), ours.perSecond(), batches, ours.count() / (double) batches);
 
         try (DbSchedulerDrain peer = new DbSchedulerDrain(bench.db(), s.concurrency(), s.pollMillis())) {
             peer.createTable();
@@ -35,7 +37,7 @@ final class DrainPhase {
         floor = floor(bench, s.drainRows());
         Progress.say("  (c) raw SQL floor: %,d rows in %.2f s = %,.0f rows/s", floor.count(), floor.seconds(), floor.perSecond());
 
-        Results.Drain drain = new Results.Drain(s.drainRows(), ours, dbScheduler, floor);
+        Results.Drain drain = new Results.Drain(s.drainRows(), ours, batches, dbScheduler, floor);
         Progress.say("  (a)/(c) = %.2f (target >= 0.6)   (a)/(b) = %.2f (target >= 4)", drain.oursToFloor(), drain.oursToDbScheduler());
         return drain;
     }

@@ -97,6 +97,13 @@ final class OutboxTables {
         }
     }
 
+    /** Finishing transactions recorded in the history: each stamps its rows with its own {@code now()}. */
+    long finishingTransactions() throws SQLException {
+        try (Connection con = db.connect()) {
+            return Jdbc.queryLong(con, "SELECT count(DISTINCT finished_at) FROM delivery_history");
+        }
+    }
+
     long deadTuples(String table) throws SQLException {
         try (Connection con = db.connect()) {
             return Jdbc.queryLong(con, "SELECT coalesce(n_dead_tup, 0) FROM pg_stat_user_tables WHERE relname = ?", table);

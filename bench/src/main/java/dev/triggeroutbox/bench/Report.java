@@ -30,6 +30,9 @@ final class Report {
             drainRow(md, "(c) raw SQL floor: one SKIP LOCKED claim + one DELETE per batch of " + s.batchSize()
                     + ", one connection", d.rawFloor(), d.rawFloor());
             md.append(f("\n(a)/(c) = **%.2f** (target ≥ 0.6) · (a)/(b) = **%.2f** (target ≥ 4)\n\n", d.oursToFloor(), d.oursToDbScheduler()));
+            md.append(f("(a) finished its rows in %,d transactions: %.1f rows per batch (batch-size %d; a claim takes no more "
+                    + "rows than there are free delivery permits, of %d).\n\n", d.oursBatches(), d.ours().count() / (double) d.oursBatches(),
+                    s.batchSize(), s.concurrency()));
         }
         if (r.enqueue != null) {
             Results.Enqueue e = r.enqueue;
@@ -132,6 +135,7 @@ final class Report {
                 lines.add(csv("drain", "throughput", t.label(), t.perSecond(), "rows/s"));
                 lines.add(csv("drain", "seconds", t.label(), t.seconds(), "s"));
             }
+            lines.add(csv("drain", "rows per batch", "(a)", r.drain.ours().count() / (double) r.drain.oursBatches(), "rows"));
             lines.add(csv("drain", "ratio", "(a)/(c)", r.drain.oursToFloor(), ""));
             lines.add(csv("drain", "ratio", "(a)/(b)", r.drain.oursToDbScheduler(), ""));
         }

@@ -15,7 +15,8 @@ final class Results {
         }
     }
 
-    record Drain(int rows, Throughput ours, Throughput dbScheduler, Throughput rawFloor) {
+    /** {@code oursBatches}: finishing transactions drain (a) took, so rows / batches is its real batch size. */
+    record Drain(int rows, Throughput ours, long oursBatches, Throughput dbScheduler, Throughput rawFloor) {
         double oursToFloor() {
             return ours.perSecond() / rawFloor.perSecond();
         }
