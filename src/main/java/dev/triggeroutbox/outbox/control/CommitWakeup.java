@@ -7,11 +7,13 @@ import jakarta.inject.Inject;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Wakes this node's dispatcher when a transaction that enqueued commits, so a row does not wait
  * for the next poll. Registered once per transaction however many rows it writes; a rollback
- * wakes nothing.
+ * wakes nothing. {@code outbox.dispatch.wake-on-commit=false} turns it off, so rows wait for the
+ * poll timer (the benchmark measures the latency both ways).
  */
 @ApplicationScoped
 public class CommitWakeup {
@@ -24,8 +26,15 @@ public class CommitWakeup {
     @Inject
     DrainLoop drainLoop;
 
+    @Inject
+    @ConfigProperty(name = "outbox.dispatch.wake-on-commit", defaultValue = "true")
+    boolean wakeOnCommit;
+
     /** Call after writing rows in the current transaction (or after an auto-committed write). */
     public void afterCommit() {
+        if (!wakeOnCommit) {
+            return;
+        }
         if (registry.getTransactionKey() == null) {
             drainLoop.wake();
             return;

@@ -1,0 +1,165 @@
+package dev.triggeroutbox.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * README "Benchmarks": one run that starts an embedded PostgreSQL (or uses DB_URL) and the build's
+ * WildFly with the WAR, measures drain, enqueue, backlog, bloat and latency side by side with
+ * db-scheduler and the raw SQL floor, prints progress and the results, and writes
+ * {@code bench/target/results.md}, {@code results.csv} and {@code results.svg}.
+ *
+ * <p>Exits 0 when every part ran and every row it wrote was accounted for; non-zero when the harness or
+ * the product is broken (rows not delivered, an endpoint failing, a count that does not add up).
+ * Timings are reported, never asserted.
+ */
+public final class Benchmark {
+
+    static final String HANDLER = "bench-noop";
+    static final UUID APP = UUID.fromString("be4c0000-0000-4000-8000-00000000be4c");
+
+    private Benchmark() {
+    }
+
+    public static void main(String[] args) {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        int status;
+        try {
+            run(Settings.fromSystemProperties());
+            status = 0;
+        } catch (Throwable e) {
+            System.err.println();
+            System.err.println("BENCHMARK FAILED: " + e);
+            e.printStackTrace();
+            status = 1;
+        }
+        System.exit(status);
+    }
+
+    private static void run(Settings s) throws Exception {
+        Progress.say("Trigger Outbox benchmark, %s run (phases %s)", s.mode(), s.phases());
+        Path war = s.target().resolve("trigger-outbox-bench.war");
+        BenchWar.build(s.productWar(), s.classes(), war);
+        Files.createDirectories(s.target());
+
+        Database[] db = new Database[1];
+        Server server = new Server(s.jbossHome(), s.target().resolve("server"), List.of(
+                "-Doutbox.dispatch.poll-interval-ms=" + s.pollMillis(),
+                "-Doutbox.dispatch.batch-size=" + s.batchSize(),
+                "-Doutbox.dispatch.concurrency=" + s.concurrency()));
+        // Ctrl-C: stop what was started (close() is safe to call twice)
+        Thread hook = new Thread(() -> stop(server, db[0]), "bench-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        Results results = new Results();
+        try {
+            db[0] = Database.start(s.pgPort());
+            requireEmptyOutbox(db[0]);
+            Progress.say("starting WildFly (base dir %s, HTTP %d, management %d)", s.target().resolve("server"),
+                    Server.HTTP_PORT, Server.MANAGEMENT_PORT);
+            server.start(war, db[0]);
+            Progress.say("WildFly is up and the WAR is deployed");
+            Api api = new Api();
+            UUID trigger = api.createHandlerTrigger(APP, HANDLER);
+            Bench bench = new Bench(s, db[0], server, api, new OutboxTables(db[0], APP, trigger));
+            describe(results, s, db[0]);
+
+            if (s.runs("drain")) {
+                results.drain = DrainPhase.run(bench);
+            }
+            if (s.runs("enqueue")) {
+                results.enqueue = EnqueuePhase.run(bench);
+            }
+            if (s.runs("backlog")) {
+                results.backlog = BacklogPhase.run(bench);
+            }
+            if (s.runs("bloat")) {
+                results.bloat = BloatPhase.run(bench);
+            }
+            // last, because switching the wake-up off redeploys the WAR with a changed setting
+            if (s.runs("latency")) {
+                results.latency = LatencyPhase.run(bench);
+            }
+            long dead = bench.tables().count("dead_letters");
+            if (dead != 0) {
+                throw new IllegalStateException(dead + " rows were dead-lettered; see " + server.logFile());
+            }
+        } finally {
+            write(results, s);
+            stop(server, db[0]);
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        System.out.println();
+        System.out.println(Report.markdown(results, s));
+        Progress.say("done: %s, results.csv and results.svg", s.target().resolve("results.md"));
+    }
+
+    /** The benchmark empties the outbox tables: on a user's database, only when there is nothing in them. */
+    private static void requireEmptyOutbox(Database db) throws Exception {
+        if (db.embedded()) {
+            return;
+        }
+        try (Connection con = db.connect()) {
+            String exists = Jdbc.queryString(con, "SELECT to_regclass('outbox')::text");
+            if (exists != null && Jdbc.queryLong(con, "SELECT count(*) FROM outbox") > 0) {
+                throw new IllegalStateException("the outbox at DB_URL has rows; the benchmark empties its tables, "
+                        + "so point DB_URL at a scratch database");
+            }
+        }
+    }
+
+    private static void describe(Results r, Settings s, Database db) throws Exception {
+        r.environment.put("command", "`./mvnw -q package -DskipTests && ./mvnw -f bench/pom.xml -q compile exec:java"
+                + (s.quick() ? " -Dbench.quick=true" : "") + "`");
+        r.environment.put("date", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+        r.environment.put("machine", Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name")
+                + " " + System.getProperty("os.arch") + ", Java " + System.getProperty("java.version"));
+        r.environment.put("database", db.describe());
+        r.environment.put("server", s.jbossHome().getFileName() + ", product defaults except outbox.dispatch.poll-interval-ms="
+                + s.pollMillis() + " (batch-size " + s.batchSize() + ", concurrency " + s.concurrency() + ")");
+        r.environment.put("db-scheduler", s.dbSchedulerVersion() + ", " + s.concurrency()
+                + " threads, lock-and-fetch (0.5, 1.0), polling " + s.pollMillis() + " ms, Hikari pool of 40");
+        r.notes.add("Every bulk load is one `INSERT … SELECT generate_series` followed by `VACUUM (ANALYZE)`, as autovacuum "
+                + "would leave a table soon after; every drain first runs " + String.format("%,d", s.warmupRows()) + " unmeasured rows.");
+        r.notes.add("Drain (a): the dispatcher is paused with `UPDATE dispatcher_state`, the rows are written, and the "
+                + "clock runs from the resume to the start of the last finishing transaction (both database time); the "
+                + "server notices the resume on its next tick, so up to one poll interval is in the figure. "
+                + "`delivery_history` is emptied before each drain and filled by it. (b) and (c) are timed in the "
+                + "harness: from the scheduler's start to its last completion, and the JDBC loop.");
+        r.notes.add("Enqueue: the dispatcher is paused. The Java API figure is measured inside the server by the "
+                + "benchmark's endpoint (`/bench/enqueue`), each transaction one `Outbox.publish`. Every accepted "
+                + "request and insert is checked against the rows in the table.");
+        r.notes.add("Latency: the load is produced inside the server on a fixed schedule, each event its own JTA "
+                + "transaction (`Outbox.publish`); a transaction synchronization records `System.nanoTime()` at "
+                + "commit and the no-op handler records it at delivery start, both in the server's JVM (a delivery that "
+                + "starts before the producer thread has run that synchronization counts as 0 ms). Wake-up off: "
+                + "`outbox.dispatch.wake-on-commit=false`, set on the server and the WAR redeployed.");
+        r.notes.add("Backlog: the product's claim statement run from the harness with the dispatcher paused, each run "
+                + "rolled back; 3 warm-up runs, then the median of 15.");
+        r.notes.add("Bloat: a feeder keeps about 20,000 due rows in front of the running dispatcher; rows/s are "
+                + "deliveries counted by the handler. The snapshot is a REPEATABLE READ transaction that ran "
+                + "`SELECT count(*) FROM outbox` and stays open.");
+    }
+
+    private static void write(Results r, Settings s) {
+        try {
+            Files.createDirectories(s.target());
+            Files.writeString(s.target().resolve("results.md"), Report.markdown(r, s));
+            Report.writeCsv(r, s.target().resolve("results.csv"));
+            Files.writeString(s.target().resolve("results.svg"), Chart.svg(r, s));
+        } catch (Exception e) {
+            System.err.println("writing the results failed: " + e);
+        }
+    }
+
+    private static void stop(Server server, Database db) {
+        server.close();
+        if (db != null) {
+            db.close();
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package dev.triggeroutbox.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** What one run measured, part by part; a part that did not run stays null. */
+final class Results {
+
+    /** {@code count} things (rows, requests, transactions) in {@code seconds}. */
+    record Throughput(String label, long count, double seconds) {
+        double perSecond() {
+            return seconds <= 0 ? 0 : count / seconds;
+        }
+    }
+
+    /** {@code oursBatches}: finishing transactions drain (a) took, so rows / batches is its real batch size. */
+    record Drain(int rows, Throughput ours, long oursBatches, Throughput dbScheduler, Throughput rawFloor) {
+        double oursToFloor() {
+            return ours.perSecond() / rawFloor.perSecond();
+        }
+
+        double oursToDbScheduler() {
+            return ours.perSecond() / dbScheduler.perSecond();
+        }
+    }
+
+    record Enqueue(int clients, Throughput rest, Throughput javaApi, Throughput floor) {
+    }
+
+    /** Latencies in milliseconds, commit → delivery start. */
+    record LoadPoint(boolean wakeOnCommit, int offered, int sent, double sendSeconds, double worstLagMs,
+            double p50, double p95, double p99, double max, int negative) {
+        double achieved() {
+            return sent / sendSeconds;
+        }
+    }
+
+    record Latency(int pollMillis, List<LoadPoint> points) {
+        LoadPoint at(boolean wake, int offered) {
+            return points.stream().filter(p -> p.wakeOnCommit() == wake && p.offered() == offered).findFirst().orElse(null);
+        }
+    }
+
+    record ClaimTiming(long dueRows, int runs, double medianMs, double minMs, double maxMs, String plan) {
+    }
+
+    record Backlog(int batchSize, ClaimTiming small, ClaimTiming large) {
+        double ratio() {
+            return large.medianMs() / small.medianMs();
+        }
+    }
+
+    record Bloat(int holdSeconds, Throughput baseline, Throughput held, Throughput heldLast, Throughput after,
+            long deadTuplesAtEndOfHold) {
+    }
+
+    Drain drain;
+    Enqueue enqueue;
+    Latency latency;
+    Backlog backlog;
+    Bloat bloat;
+    final Map<String, String> environment = new LinkedHashMap<>();
+    final List<String> notes = new ArrayList<>();
+}

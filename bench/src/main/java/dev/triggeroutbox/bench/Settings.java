@@ -1,0 +1,108 @@
+package dev.triggeroutbox.bench;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What one run measures and how long each part takes; system properties ({@code -Dbench.*}) override
+ * the defaults. Quick mode ({@code -Dbench.quick=true}) keeps every part, smaller, for CI.
+ *
+ * @param drainRows         due rows each drain (a, b, c) delivers
+ * @param warmupRows        rows each drain runs first, not measured (JIT, pools, caches)
+ * @param concurrency       the dispatcher's delivery permits, and db-scheduler's worker threads
+ * @param batchSize         the dispatcher's batch size, and the raw floor's and the claim timing's
+ * @param pollMillis        the dispatcher's poll interval (and db-scheduler's)
+ * @param clients           concurrent clients (HTTP, Java API threads, JDBC connections) when enqueueing
+ * @param loads             offered loads of the latency part, events/s
+ * @param latencyProducers  producer threads that offer a load
+ * @param backlogLarge      due rows of the second claim timing (the first has {@code backlogSmall})
+ * @param bloatHoldSeconds  how long the REPEATABLE READ snapshot is held
+ * @param bloatWindowSeconds the baseline and after windows around it
+ */
+record Settings(
+        boolean quick,
+        int drainRows,
+        int warmupRows,
+        int concurrency,
+        int batchSize,
+        int pollMillis,
+        int clients,
+        int enqueueSeconds,
+        int enqueueWarmupSeconds,
+        List<Integer> loads,
+        int loadSeconds,
+        int latencyWarmupSeconds,
+        int latencyProducers,
+        int backlogSmall,
+        int backlogLarge,
+        int bloatWindowSeconds,
+        int bloatHoldSeconds,
+        int pgPort,
+        Set<String> phases,
+        Path jbossHome,
+        Path productWar,
+        Path classes,
+        Path target,
+        String dbSchedulerVersion) {
+
+    static final List<String> ALL_PHASES = List.of("drain", "enqueue", "backlog", "bloat", "latency");
+
+    static Settings fromSystemProperties() {
+        boolean quick = Boolean.getBoolean("bench.quick");
+        Path target = Path.of(System.getProperty("bench.target", "bench/target")).toAbsolutePath();
+        Set<String> phases = new LinkedHashSet<>(Arrays.asList(
+                System.getProperty("bench.phases", String.join(",", ALL_PHASES)).split("\\s*,\\s*")));
+        if (!ALL_PHASES.containsAll(phases)) {
+            throw new IllegalArgumentException("bench.phases: one or more of " + ALL_PHASES);
+        }
+        return new Settings(
+                quick,
+                integer("bench.rows", quick ? 10_000 : 100_000),
+                integer("bench.warmup-rows", quick ? 2_000 : 10_000),
+                integer("bench.concurrency", 32),
+                integer("bench.batch-size", 200),
+                integer("bench.poll-ms", 100),
+                integer("bench.clients", 8),
+                integer("bench.enqueue-seconds", quick ? 3 : 10),
+                integer("bench.enqueue-warmup-seconds", quick ? 1 : 3),
+                Arrays.stream(System.getProperty("bench.loads", "100,500,2000").split("\\s*,\\s*"))
+                        .map(Integer::valueOf).toList(),
+                integer("bench.load-seconds", quick ? 5 : 30),
+                integer("bench.latency-warmup-seconds", quick ? 1 : 3),
+                integer("bench.latency-producers", 4),
+                integer("bench.backlog-small", 10_000),
+                integer("bench.backlog-large", quick ? 100_000 : 1_000_000),
+                integer("bench.bloat-window-seconds", quick ? 8 : 30),
+                integer("bench.bloat-hold-seconds", quick ? 20 : 120),
+                integer("bench.pg.port", 55470),
+                phases,
+                Path.of(required("bench.jboss.home")),
+                Path.of(required("bench.product.war")),
+                Path.of(required("bench.classes")),
+                target,
+                System.getProperty("bench.db-scheduler.version", "?"));
+    }
+
+    boolean runs(String phase) {
+        return phases.contains(phase);
+    }
+
+    String mode() {
+        return quick ? "quick" : "full";
+    }
+
+    private static int integer(String key, int fallback) {
+        return Integer.parseInt(System.getProperty(key, Integer.toString(fallback)).replace("_", ""));
+    }
+
+    private static String required(String key) {
+        String v = System.getProperty(key);
+        if (v == null || v.isBlank()) {
+            throw new IllegalStateException(key + " is not set; run through bench/pom.xml (exec:java)");
+        }
+        return v;
+    }
+}
