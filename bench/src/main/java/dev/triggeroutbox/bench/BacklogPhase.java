@@ -1,5 +1,7 @@
 package dev.triggeroutbox.bench;
 
+import dev.triggeroutbox.dispatch.control.Claims;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -105,9 +107,10 @@ final class BacklogPhase {
     }
 
     private static void bind(PreparedStatement ps, int batch) throws SQLException {
-        ps.setInt(1, batch);
-        ps.setObject(2, UUID.randomUUID());
-        ps.setString(3, "bench-backlog");
-        ps.setLong(4, ClaimSql.LEASE_MILLIS);
+        ps.setObject(1, Claims.SCAN_FROM_START);
+        ps.setInt(2, batch);
+        ps.setObject(3, UUID.randomUUID());
+        ps.setString(4, "bench-backlog");
+        ps.setLong(5, ClaimSql.LEASE_MILLIS);
     }
 }

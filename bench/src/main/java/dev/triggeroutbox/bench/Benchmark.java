@@ -121,7 +121,7 @@ public final class Benchmark {
         r.environment.put("database", db.describe());
         r.environment.put("server", s.jbossHome().getFileName() + ", product defaults except outbox.dispatch.poll-interval-ms="
                 + s.pollMillis() + " (batch-size " + s.batchSize() + ", concurrency " + s.concurrency() + ")");
-        r.environment.put("db-scheduler", s.dbSchedulerVersion() + ", " + s.concurrency()
+        r.environment.put("db-scheduler", s.dbSchedulerVersion() + ", " + s.workerThreads()
                 + " threads, lock-and-fetch (0.5, 1.0), polling " + s.pollMillis() + " ms, Hikari pool of 40");
         r.notes.add("Every bulk load is one `INSERT … SELECT generate_series` followed by `VACUUM (ANALYZE)`, as autovacuum "
                 + "would leave a table soon after; every drain first runs " + String.format("%,d", s.warmupRows()) + " unmeasured rows.");

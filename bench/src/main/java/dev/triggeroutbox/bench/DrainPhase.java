@@ -26,7 +26,7 @@ final class DrainPhase {
         Progress.say("  (a) Trigger Outbox on WildFly: %,d rows in %.2f s = %,.0f rows/s (%,d batches, %.1f rows each)",
                 ours.count(), ours.seconds(), ours.perSecond(), batches, ours.count() / (double) batches);
 
-        try (DbSchedulerDrain peer = new DbSchedulerDrain(bench.db(), s.concurrency(), s.pollMillis())) {
+        try (DbSchedulerDrain peer = new DbSchedulerDrain(bench.db(), s.workerThreads(), s.pollMillis())) {
             peer.createTable();
             dbScheduler(bench, peer, s.warmupRows());
             dbScheduler = dbScheduler(bench, peer, s.drainRows());

@@ -26,7 +26,7 @@ final class Report {
             drainRow(md, "(a) Trigger Outbox: the WAR's dispatcher on WildFly (batch " + s.batchSize() + ", concurrency "
                     + s.concurrency() + ", history kept)", d.ours(), d.rawFloor());
             drainRow(md, "(b) db-scheduler " + s.dbSchedulerVersion() + ": one-time tasks, lock-and-fetch, "
-                    + s.concurrency() + " threads", d.dbScheduler(), d.rawFloor());
+                    + s.workerThreads() + " threads", d.dbScheduler(), d.rawFloor());
             drainRow(md, "(c) raw SQL floor: one SKIP LOCKED claim + one DELETE per batch of " + s.batchSize()
                     + ", one connection", d.rawFloor(), d.rawFloor());
             md.append(f("\n(a)/(c) = **%.2f** (target ≥ 0.6) · (a)/(b) = **%.2f** (target ≥ 4)\n\n", d.oursToFloor(), d.oursToDbScheduler()));

@@ -12,7 +12,8 @@ import java.util.Set;
  *
  * @param drainRows         due rows each drain (a, b, c) delivers
  * @param warmupRows        rows each drain runs first, not measured (JIT, pools, caches)
- * @param concurrency       the dispatcher's delivery permits, and db-scheduler's worker threads
+ * @param concurrency       the dispatcher's delivery permits (deliveries in flight; the product default)
+ * @param workerThreads     db-scheduler's worker threads
  * @param batchSize         the dispatcher's batch size, and the raw floor's and the claim timing's
  * @param pollMillis        the dispatcher's poll interval (and db-scheduler's)
  * @param clients           concurrent clients (HTTP, Java API threads, JDBC connections) when enqueueing
@@ -27,6 +28,7 @@ record Settings(
         int drainRows,
         int warmupRows,
         int concurrency,
+        int workerThreads,
         int batchSize,
         int pollMillis,
         int clients,
@@ -62,8 +64,9 @@ record Settings(
                 quick,
                 integer("bench.rows", quick ? 10_000 : 100_000),
                 integer("bench.warmup-rows", quick ? 2_000 : 10_000),
-                integer("bench.concurrency", 32),
-                integer("bench.batch-size", 200),
+                integer("bench.concurrency", 1000),
+                integer("bench.worker-threads", 32),
+                integer("bench.batch-size", 500),
                 integer("bench.poll-ms", 100),
                 integer("bench.clients", 8),
                 integer("bench.enqueue-seconds", quick ? 3 : 10),

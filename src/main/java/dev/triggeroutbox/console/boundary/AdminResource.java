@@ -1,5 +1,6 @@
 package dev.triggeroutbox.console.boundary;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.console.control.DeadLetters;
 import dev.triggeroutbox.console.control.Stats;
 import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
@@ -82,7 +83,7 @@ public class AdminResource {
             throw ApiException.notFound("dead letter " + id);
         }
         return Response.created(uri.getBaseUriBuilder().path("outbox").path(row.toString()).build())
-                .entity(jakarta.json.Json.createObjectBuilder().add("id", row.toString()).build()).build();
+                .entity(Jsons.object().add("id", row.toString()).build()).build();
     }
 
     @DELETE

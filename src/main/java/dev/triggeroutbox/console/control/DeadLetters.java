@@ -1,11 +1,11 @@
 package dev.triggeroutbox.console.control;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -69,7 +69,7 @@ public class DeadLetters {
             ps.setObject(6, after == null ? null : after.deadAt(), Types.TIMESTAMP_WITH_TIMEZONE);
             ps.setObject(7, after == null ? null : after.id(), Types.OTHER);
             ps.setInt(8, limit + 1);
-            JsonArrayBuilder items = Json.createArrayBuilder();
+            JsonArrayBuilder items = Jsons.array();
             Cursor last = null;
             boolean more = false;
             try (ResultSet rs = ps.executeQuery()) {
@@ -83,7 +83,7 @@ public class DeadLetters {
                     last = new Cursor(deadAt, rs.getObject("id", UUID.class));
                 }
             }
-            JsonObjectBuilder page = Json.createObjectBuilder().add("items", items);
+            JsonObjectBuilder page = Jsons.object().add("items", items);
             if (more) {
                 page.add("nextCursor", last.encode());
             } else {
@@ -94,7 +94,7 @@ public class DeadLetters {
     }
 
     private static JsonObject json(ResultSet rs, OffsetDateTime deadAt) throws SQLException {
-        JsonObjectBuilder json = Json.createObjectBuilder()
+        JsonObjectBuilder json = Jsons.object()
                 .add("id", rs.getObject("id", UUID.class).toString())
                 .add("appId", rs.getObject("app_id", UUID.class).toString())
                 .add("sourceKind", rs.getString("source_kind"))
@@ -115,7 +115,7 @@ public class DeadLetters {
         } else {
             json.add("rootExecutionId", root.toString());
         }
-        json.add("payload", Json.createReader(new java.io.StringReader(rs.getString("payload"))).readValue());
+        json.add("payload", Jsons.reader(rs.getString("payload")).readValue());
         return json.build();
     }
 

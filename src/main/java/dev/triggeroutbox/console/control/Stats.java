@@ -1,8 +1,8 @@
 package dev.triggeroutbox.console.control;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.sql.Connection;
@@ -62,16 +62,16 @@ public class Stats {
                 dead += d;
                 oldest = Math.max(oldest, rs.getDouble(6));
                 deliveredLastMinute = rs.getLong(7);
-                byKind.put(rs.getString(1), Json.createObjectBuilder().add("pending", p).add("scheduled", s)
+                byKind.put(rs.getString(1), Jsons.object().add("pending", p).add("scheduled", s)
                         .add("inFlight", f).add("dead", d).build());
             }
         }
         if (byKind.isEmpty()) {
             deliveredLastMinute = deliveredLastMinute();
         }
-        JsonObjectBuilder kinds = Json.createObjectBuilder();
+        JsonObjectBuilder kinds = Jsons.object();
         byKind.forEach(kinds::add);
-        return Json.createObjectBuilder()
+        return Jsons.object()
                 .add("pending", pending)
                 .add("scheduled", scheduled)
                 .add("inFlight", inFlight)

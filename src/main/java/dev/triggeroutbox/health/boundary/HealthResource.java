@@ -1,10 +1,10 @@
 package dev.triggeroutbox.health.boundary;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.health.control.HealthChecks;
 import jakarta.annotation.security.PermitAll;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -46,10 +46,10 @@ public class HealthResource {
 
     private static Response answer(List<HealthChecks.Check> results) {
         boolean up = results.stream().allMatch(HealthChecks.Check::up);
-        JsonArrayBuilder list = Json.createArrayBuilder();
+        JsonArrayBuilder list = Jsons.array();
         results.forEach(c -> list.add(c.json()));
         return Response.status(up ? 200 : 503)
-                .entity(Json.createObjectBuilder().add("status", up ? "UP" : "DOWN").add("checks", list).build())
+                .entity(Jsons.object().add("status", up ? "UP" : "DOWN").add("checks", list).build())
                 .header("Cache-Control", "no-store")
                 .build();
     }

@@ -1,10 +1,10 @@
 package dev.triggeroutbox.health.control;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.sql.Connection;
@@ -29,7 +29,7 @@ public class HealthChecks {
     /** One check's outcome, in the shape MicroProfile Health uses. */
     public record Check(String name, boolean up, JsonObject data) {
         public JsonObject json() {
-            return Json.createObjectBuilder().add("name", name).add("status", up ? "UP" : "DOWN").add("data", data).build();
+            return Jsons.object().add("name", name).add("status", up ? "UP" : "DOWN").add("data", data).build();
         }
     }
 
@@ -43,7 +43,7 @@ public class HealthChecks {
     DispatchCounters counters;
 
     public Check database() {
-        JsonObjectBuilder data = Json.createObjectBuilder();
+        JsonObjectBuilder data = Jsons.object();
         try (Connection con = dataSource.getConnection()) {
             try (PreparedStatement ps = con.prepareStatement("""
                     SELECT max(version::int) FROM outbox_schema_history WHERE success AND version IS NOT NULL""")) {
@@ -61,7 +61,7 @@ public class HealthChecks {
     }
 
     public Check dispatcher() {
-        JsonObjectBuilder data = Json.createObjectBuilder().add("node", settings.nodeName());
+        JsonObjectBuilder data = Jsons.object().add("node", settings.nodeName());
         if (!settings.enabled()) {
             return new Check("dispatcher", true, data.add("enabled", false).build());
         }

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.entity.AppId;
@@ -9,7 +10,6 @@ import dev.triggeroutbox.rest.control.JsonBody;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonValue;
 import jakarta.transaction.Transactional;
@@ -62,10 +62,10 @@ public class EventsResource {
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), body.toString(), () -> {
             List<OutboxWriter.FannedOut> rows = Payloads.write(() -> outbox.publish(app, event.kind(), payloadText,
                     Callers.name(caller), event.root(), event.triggerDepth(), event.deliverAt()));
-            JsonArrayBuilder list = Json.createArrayBuilder();
-            rows.forEach(r -> list.add(Json.createObjectBuilder().add("id", r.id().toString())
+            JsonArrayBuilder list = Jsons.array();
+            rows.forEach(r -> list.add(Jsons.object().add("id", r.id().toString())
                     .add("triggerId", r.triggerId().toString())));
-            return new IdempotencyKeys.Answer(202, null, Json.createObjectBuilder().add("rows", list).build().toString());
+            return new IdempotencyKeys.Answer(202, null, Jsons.object().add("rows", list).build().toString());
         }).toResponse();
     }
 }

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.entity.AppId;
@@ -14,7 +15,6 @@ import dev.triggeroutbox.rest.control.JsonBody;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import jakarta.transaction.Transactional;
@@ -81,7 +81,7 @@ public class OutboxResource {
             NewOutboxRow row = new NewOutboxRow(app, event.kind(), trigger, script, replyTo, payloadText,
                     Callers.name(caller), event.triggerDepth(), event.root(), null, event.deliverAt());
             OutboxId id = Payloads.write(() -> outbox.enqueue(row));
-            JsonObject json = Json.createObjectBuilder().add("id", id.toString()).build();
+            JsonObject json = Jsons.object().add("id", id.toString()).build();
             return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(id.toString()).build().toString(),
                     json.toString());
         }).toResponse();

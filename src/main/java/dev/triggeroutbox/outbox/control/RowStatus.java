@@ -1,9 +1,9 @@
 package dev.triggeroutbox.outbox.control;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.sql.Connection;
@@ -59,7 +59,7 @@ public class RowStatus {
                     return Optional.empty();
                 }
                 UUID app = rs.getObject("app_id", UUID.class);
-                JsonObjectBuilder json = Json.createObjectBuilder()
+                JsonObjectBuilder json = Jsons.object()
                         .add("id", id.toString())
                         .add("appId", app.toString())
                         .add("sourceKind", rs.getString("source_kind"))

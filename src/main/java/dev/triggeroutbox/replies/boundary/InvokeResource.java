@@ -1,5 +1,6 @@
 package dev.triggeroutbox.replies.boundary;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.boundary.Outbox;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.AppId;
@@ -16,7 +17,6 @@ import dev.triggeroutbox.triggers.entity.Trigger;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -98,7 +98,7 @@ public class InvokeResource {
                 .withOrigin(Callers.name(caller)));
         return replies.await(replyTo.value(), timeout)
                 .map(reply -> ReplyAnswers.of(reply, uri.getRequestUri().getRawPath()))
-                .orElseGet(() -> Response.accepted(Json.createObjectBuilder()
+                .orElseGet(() -> Response.accepted(Jsons.object()
                                 .add("id", row.toString()).add("replyId", replyTo.toString()).add("status", "pending").build())
                         .location(uri.getBaseUriBuilder().path("replies").path(replyTo.toString()).build())
                         .header("Outbox-Row-Id", row.toString())

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.replies.boundary;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.replies.control.Replies;
@@ -9,7 +10,6 @@ import dev.triggeroutbox.rest.control.Callers;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -48,7 +48,7 @@ public class RepliesResource {
         }
         Optional<Replies.Pending> pending = reply.isPresent() ? Optional.empty() : replies.pending(replyTo);
         if (pending.isPresent() && Callers.mayReach(caller, new AppId(pending.get().appId()))) {
-            return Response.accepted(Json.createObjectBuilder().add("id", pending.get().row().toString())
+            return Response.accepted(Jsons.object().add("id", pending.get().row().toString())
                     .add("replyId", id).add("status", "pending").build()).header("Retry-After", "1").build();
         }
         throw ApiException.notFound("reply " + id);

@@ -1,11 +1,10 @@
 package dev.triggeroutbox.replies.control;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.rest.control.Problems;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.io.StringReader;
 
 /** How a reply goes back over HTTP: the target's answer as the body, or 502 when the target failed. */
 public final class ReplyAnswers {
@@ -29,7 +28,7 @@ public final class ReplyAnswers {
     }
 
     private static boolean isJson(String text) {
-        try (var reader = Json.createReader(new StringReader(text))) {
+        try (var reader = Jsons.reader(text)) {
             reader.readValue();
             return true;
         } catch (JsonException | IllegalStateException e) {

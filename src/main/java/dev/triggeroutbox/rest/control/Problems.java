@@ -1,6 +1,5 @@
 package dev.triggeroutbox.rest.control;
 
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.ws.rs.core.Response;
@@ -21,7 +20,7 @@ public final class Problems {
 
     public static String json(int status, String type, String title, String detail, String instance,
             List<ApiException.FieldError> errors) {
-        JsonObjectBuilder problem = Json.createObjectBuilder()
+        JsonObjectBuilder problem = Jsons.object()
                 .add("type", TYPE_BASE + type)
                 .add("title", title)
                 .add("status", status);
@@ -32,8 +31,8 @@ public final class Problems {
             problem.add("instance", instance);
         }
         if (!errors.isEmpty()) {
-            JsonArrayBuilder list = Json.createArrayBuilder();
-            errors.forEach(e -> list.add(Json.createObjectBuilder().add("field", e.field()).add("message", e.message())));
+            JsonArrayBuilder list = Jsons.array();
+            errors.forEach(e -> list.add(Jsons.object().add("field", e.field()).add("message", e.message())));
             problem.add("errors", list);
         }
         return problem.build().toString();

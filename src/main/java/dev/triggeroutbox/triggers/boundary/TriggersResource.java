@@ -1,5 +1,6 @@
 package dev.triggeroutbox.triggers.boundary;
 
+import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
@@ -15,7 +16,6 @@ import dev.triggeroutbox.triggers.entity.Trigger;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -99,7 +99,7 @@ public class TriggersResource {
 
     @GET
     public JsonValue list() {
-        JsonArrayBuilder items = Json.createArrayBuilder();
+        JsonArrayBuilder items = Jsons.array();
         triggers.list(app()).forEach(t -> items.add(json(t, false)));
         return items.build();
     }
@@ -159,9 +159,9 @@ public class TriggersResource {
     }
 
     static JsonObject json(Trigger t, boolean withSecret) {
-        JsonObjectBuilder target = Json.createObjectBuilder().add("type", t.targetType().wire())
+        JsonObjectBuilder target = Jsons.object().add("type", t.targetType().wire())
                 .add(TargetRules.field(t.targetType()), t.target());
-        JsonObjectBuilder json = Json.createObjectBuilder()
+        JsonObjectBuilder json = Jsons.object()
                 .add("id", t.id().toString())
                 .add("appId", t.appId().toString())
                 .add("sourceKind", t.sourceKind().wire())

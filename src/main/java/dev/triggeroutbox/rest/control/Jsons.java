@@ -1,0 +1,32 @@
+package dev.triggeroutbox.rest.control;
+
+import dev.triggeroutbox.rest.control.Jsons;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonReader;
+import jakarta.json.spi.JsonProvider;
+import java.io.StringReader;
+
+/**
+ * JSON-P builders from one provider, looked up once. {@code Jsons.object()} looks the
+ * provider up anew on every call (a service-loader scan), which showed up in every request's profile.
+ */
+public final class Jsons {
+
+    private static final JsonProvider PROVIDER = JsonProvider.provider();
+
+    private Jsons() {
+    }
+
+    public static JsonObjectBuilder object() {
+        return PROVIDER.createObjectBuilder();
+    }
+
+    public static JsonArrayBuilder array() {
+        return PROVIDER.createArrayBuilder();
+    }
+
+    public static JsonReader reader(String text) {
+        return PROVIDER.createReader(new StringReader(text));
+    }
+}
