@@ -67,6 +67,7 @@ public class Dispatcher {
     private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
     private Timer timer;
     private long lastPrune;
+    private long lastRecovery;
 
     @PostConstruct
     void start() {
@@ -102,11 +103,7 @@ public class Dispatcher {
                     drainLoop.resume();
                 }
             }
-            int recovered = claims.recoverExpiredLeases(RECOVER_LIMIT);
-            if (recovered > 0) {
-                counters.leasesRecovered(recovered);
-                LOG.info(() -> recovered + " expired lease(s) recovered; those rows are claimable again");
-            }
+            recoverLeasesNowAndThen();
             claims.pruneReplies(settings.replyRetentionMillis());
             pruneHistoryNowAndThen();
             outage.succeeded();
@@ -115,6 +112,25 @@ public class Dispatcher {
             outage.failed(e);
         }
         drainLoop.wake();
+    }
+
+    /**
+     * Expired leases are looked for every quarter lease (at most every 5 s, at least every poll): a
+     * crashed node's rows come back at most that much after their lease, and the look, which walks
+     * the lease index, is not repeated on every tick.
+     */
+    private void recoverLeasesNowAndThen() throws java.sql.SQLException {
+        long now = System.currentTimeMillis();
+        long every = Math.max(settings.pollIntervalMillis(), Math.min(settings.leaseMillis() / 4, 5_000));
+        if (now - lastRecovery < every) {
+            return;
+        }
+        lastRecovery = now;
+        int recovered = claims.recoverExpiredLeases(RECOVER_LIMIT);
+        if (recovered > 0) {
+            counters.leasesRecovered(recovered);
+            LOG.info(() -> recovered + " expired lease(s) recovered; those rows are claimable again");
+        }
     }
 
     private void pruneHistoryNowAndThen() throws java.sql.SQLException {

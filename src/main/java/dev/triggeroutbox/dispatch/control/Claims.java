@@ -273,6 +273,7 @@ public class Claims {
                 )
                 UPDATE outbox o
                 SET claim_token = NULL, claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL,
+                    next_attempt_at = now(),   -- due again now: in front of every claimer's cursor
                     last_error = 'lease of ' || o.claimed_by || ' expired during attempt ' || o.attempt_count
                 WHERE o.id = ANY (ARRAY(SELECT id FROM expired))
                 """;

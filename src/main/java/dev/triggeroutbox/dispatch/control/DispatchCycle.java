@@ -81,6 +81,8 @@ public class DispatchCycle {
     private record Cursor(OffsetDateTime dueAt, long fullScanNanos) {
     }
 
+    private static final long WHOLE_SCAN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
+
     private final Map<String, Cursor> cursors = new ConcurrentHashMap<>();
     private Semaphore permits;
 
@@ -121,13 +123,13 @@ public class DispatchCycle {
 
     /**
      * After a full claim the next one starts where it ended (more is due right there). A claim that
-     * was not full, and any claim a poll interval after the last whole scan, starts from the start
-     * again: rows due earlier than the cursor (a lease recovered, a transaction that committed late)
-     * wait at most that long.
+     * was not full starts from the start again, and so does the first claim {@link #WHOLE_SCAN_EVERY_NANOS}
+     * after the last whole scan: under a backlog that never ends, rows due earlier than the cursor (a
+     * lease recovered, a transaction that committed late) wait at most that long.
      */
     private void advance(String node, Cursor cursor, List<ClaimedRow> rows, int limit) {
         long now = System.nanoTime();
-        boolean stale = cursor != null && now - cursor.fullScanNanos() > TimeUnit.MILLISECONDS.toNanos(settings.pollIntervalMillis());
+        boolean stale = cursor != null && now - cursor.fullScanNanos() > WHOLE_SCAN_EVERY_NANOS;
         if (rows.size() < limit || stale) {
             cursors.remove(node);
             return;
