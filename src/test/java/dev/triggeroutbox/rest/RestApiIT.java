@@ -351,6 +351,51 @@ class RestApiIT {
     }
 
     @Test
+    void metricsCountWhatHappenedInThePrometheusFormat() {
+        String trigger = handlerTrigger(APP_B, "pubsub", "recorder", true);
+        String failing = handlerTrigger(APP_B, "pubsub", "failing", true);
+        api.call(ADMIN, "PUT", "apps/" + APP_B + "/triggers/" + failing,
+                "{\"sourceKind\":\"pubsub\",\"target\":{\"type\":\"handler\",\"name\":\"failing\"},\"maxAttempts\":1}");
+        Map<String, Double> before = metrics();
+        List<String> rows = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            api.post(PRODUCER_B, "apps/" + APP_B + "/events", "{\"sourceKind\":\"pubsub\",\"payload\":{\"n\":" + i + "}}")
+                    .object().getJsonArray("rows").getValuesAs(JsonObject.class).forEach(r -> rows.add(r.getString("id")));
+        }
+        assertEquals(10, rows.size());
+        for (String id : rows) {
+            Eventually.until(WAIT, () -> Set.of("delivered", "dead").contains(status(PRODUCER_B, id)), () -> status(PRODUCER_B, id));
+        }
+        Map<String, Double> after = metrics();
+        assertEquals(10, delta(before, after, "outbox_enqueued_total{kind=\"pubsub\"}"));
+        assertEquals(5, delta(before, after, "outbox_delivered_total{kind=\"pubsub\"}"));
+        assertEquals(5, delta(before, after, "outbox_dead_lettered_total{kind=\"pubsub\"}"));
+        assertTrue(delta(before, after, "outbox_delivery_duration_seconds_count") >= 10);
+        assertTrue(after.containsKey("outbox_due_rows") && after.containsKey("outbox_oldest_due_age_seconds"), after.toString());
+        assertEquals(403, api.get(PRODUCER_B, "metrics").status());
+        assertEquals(401, api.get(null, "metrics").status());
+    }
+
+    /** Scrapes /metrics as an admin: sample name with labels -> value. */
+    private Map<String, Double> metrics() {
+        Api.Reply r = api.get(ADMIN, "metrics");
+        assertEquals(200, r.status(), r.toString());
+        assertTrue(r.contentType().startsWith("text/plain"), r.contentType());
+        Map<String, Double> samples = new java.util.HashMap<>();
+        for (String line : r.body().split("\n")) {
+            if (!line.isBlank() && !line.startsWith("#")) {
+                int space = line.lastIndexOf(' ');
+                samples.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
+            }
+        }
+        return samples;
+    }
+
+    private static double delta(Map<String, Double> before, Map<String, Double> after, String sample) {
+        return after.getOrDefault(sample, 0.0) - before.getOrDefault(sample, 0.0);
+    }
+
+    @Test
     void wrongPasswordIs401() {
         Api.Reply r = api.call(null, "GET", "admin/stats", null,
                 Map.of("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString((ADMIN + ":wrong").getBytes())));

@@ -19,7 +19,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -65,7 +67,13 @@ public class Claims {
     public static final OffsetDateTime SCAN_FROM_START = OffsetDateTime.parse("1970-01-01T00:00:00Z");
 
     /** How many rows one finish changed, and how many it refused because the claim was no longer held. */
-    public record Finished(int delivered, int retried, int dead, int fenced) {
+    public record Finished(int delivered, int retried, int dead, int fenced, Map<String, Integer> deliveredByKind,
+            Map<String, Integer> retriedByKind, Map<String, Integer> deadByKind) {
+
+        /** Totals only (nothing finished per kind): what a fully fenced finish returns. */
+        public Finished(int delivered, int retried, int dead, int fenced) {
+            this(delivered, retried, dead, fenced, Map.of(), Map.of(), Map.of());
+        }
     }
 
     @Inject
@@ -129,14 +137,33 @@ public class Claims {
     @Transactional(TxType.REQUIRES_NEW)
     public Finished finish(String node, ClaimToken token, BatchOutcome outcome) throws SQLException {
         try (Connection con = dataSource.getConnection()) {
-            int delivered = outcome.delivered().isEmpty() ? 0 : complete(con, node, token, outcome);
-            int retried = outcome.retries().isEmpty() ? 0 : reschedule(con, token, outcome.retries());
-            int dead = outcome.dead().isEmpty() ? 0 : deadLetter(con, node, token, outcome.dead());
-            return new Finished(delivered, retried, dead, outcome.size() - delivered - retried - dead);
+            Map<String, Integer> delivered = outcome.delivered().isEmpty() ? Map.of() : complete(con, node, token, outcome);
+            Map<String, Integer> retried = outcome.retries().isEmpty() ? Map.of() : reschedule(con, token, outcome.retries());
+            Map<String, Integer> dead = outcome.dead().isEmpty() ? Map.of() : deadLetter(con, node, token, outcome.dead());
+            int d = sum(delivered);
+            int r = sum(retried);
+            int x = sum(dead);
+            return new Finished(d, r, x, outcome.size() - d - r - x, delivered, retried, dead);
         }
     }
 
-    private static int complete(Connection con, String node, ClaimToken token, BatchOutcome outcome) throws SQLException {
+    private static int sum(Map<String, Integer> byKind) {
+        return byKind.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /** Reads (source_kind, count) rows. */
+    private static Map<String, Integer> byKind(PreparedStatement ps) throws SQLException {
+        Map<String, Integer> counts = new HashMap<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                counts.merge(rs.getString(1), rs.getInt(2), Integer::sum);
+            }
+        }
+        return counts;
+    }
+
+    private static Map<String, Integer> complete(Connection con, String node, ClaimToken token, BatchOutcome outcome)
+            throws SQLException {
         String sql = """
                 WITH done AS (
                     DELETE FROM outbox
@@ -161,7 +188,7 @@ public class Claims {
                     WHERE d.reply_to IS NOT NULL
                     ON CONFLICT (id) DO NOTHING
                 )
-                SELECT count(*) FROM done
+                SELECT source_kind, count(*) FROM done GROUP BY source_kind
                 """;
         try (PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, uuids(con, outcome.delivered().stream().map(OutboxId::value).toArray(UUID[]::new)));
@@ -169,16 +196,14 @@ public class Claims {
             ps.setString(3, node);
             ps.setArray(4, uuids(con, outcome.replies().stream().map(r -> r.id().value()).toArray(UUID[]::new)));
             ps.setArray(5, con.createArrayOf("text", outcome.replies().stream().map(BatchOutcome.Reply::body).toArray(String[]::new)));
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
+            return byKind(ps);
         }
     }
 
-    private static int reschedule(Connection con, ClaimToken token, List<BatchOutcome.Retry> retries)
+    private static Map<String, Integer> reschedule(Connection con, ClaimToken token, List<BatchOutcome.Retry> retries)
             throws SQLException {
         String sql = """
+                WITH retried AS (
                 UPDATE outbox o
                 SET next_attempt_at = now() + r.delay_ms * interval '1 millisecond',
                     last_error = r.error,
@@ -187,17 +212,20 @@ public class Claims {
                 WHERE o.id = r.id
                   AND o.claim_token = ?                                  -- 4: our claim's token
                   AND o.lease_expires_at > now()
+                RETURNING o.source_kind
+                )
+                SELECT source_kind, count(*) FROM retried GROUP BY source_kind
                 """;
         try (PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, uuids(con, retries.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
             ps.setArray(2, con.createArrayOf("bigint", retries.stream().map(BatchOutcome.Retry::delayMillis).toArray(Long[]::new)));
             ps.setArray(3, con.createArrayOf("text", retries.stream().map(BatchOutcome.Retry::error).toArray(String[]::new)));
             ps.setObject(4, token.value());
-            return ps.executeUpdate();
+            return byKind(ps);
         }
     }
 
-    private static int deadLetter(Connection con, String node, ClaimToken token, List<BatchOutcome.Dead> dead)
+    private static Map<String, Integer> deadLetter(Connection con, String node, ClaimToken token, List<BatchOutcome.Dead> dead)
             throws SQLException {
         String sql = """
                 WITH dead AS (
@@ -235,16 +263,18 @@ public class Claims {
                     ON CONFLICT (outbox_id) DO UPDATE SET outcome = excluded.outcome,
                            attempt_count = excluded.attempt_count, last_error = excluded.last_error,
                            finished_at = excluded.finished_at, finished_by = excluded.finished_by
+                ), kept AS (
+                    INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
+                            origin_principal, trigger_depth, root_execution_id, attempt_count, last_error,
+                            created_at, dead_by)
+                    SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
+                           origin_principal, trigger_depth, root_execution_id, attempt_count, error,
+                           created_at, ?                                 -- 5: node name
+                    FROM dead
+                    ON CONFLICT (id) DO UPDATE SET attempt_count = excluded.attempt_count,
+                           last_error = excluded.last_error, dead_at = excluded.dead_at, dead_by = excluded.dead_by
                 )
-                INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
-                        origin_principal, trigger_depth, root_execution_id, attempt_count, last_error,
-                        created_at, dead_by)
-                SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
-                       origin_principal, trigger_depth, root_execution_id, attempt_count, error,
-                       created_at, ?                                     -- 5: node name
-                FROM dead
-                ON CONFLICT (id) DO UPDATE SET attempt_count = excluded.attempt_count,
-                       last_error = excluded.last_error, dead_at = excluded.dead_at, dead_by = excluded.dead_by
+                SELECT source_kind, count(*) FROM dead GROUP BY source_kind
                 """;
         try (PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, uuids(con, dead.stream().map(d -> d.id().value()).toArray(UUID[]::new)));
@@ -252,7 +282,7 @@ public class Claims {
             ps.setObject(3, token.value());
             ps.setString(4, node);
             ps.setString(5, node);
-            return ps.executeUpdate();
+            return byKind(ps);
         }
     }
 

@@ -1,6 +1,10 @@
 package dev.triggeroutbox.dispatch.control;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import dev.triggeroutbox.outbox.entity.SourceKind;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /** What this node's dispatcher did since it started; read by the admin side and by tests. */
@@ -12,6 +16,11 @@ public class DispatchCounters {
     private final LongAdder deadLettered = new LongAdder();
     private final LongAdder fenced = new LongAdder();
     private final LongAdder leasesRecovered = new LongAdder();
+    private final Map<String, LongAdder> enqueuedByKind = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> deliveredByKind = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> retriedByKind = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> deadByKind = new ConcurrentHashMap<>();
+    private final DeliveryTimes deliveryTimes = new DeliveryTimes();
     private volatile long lastTickMillis;
 
     void record(Claims.Finished finished) {
@@ -19,6 +28,48 @@ public class DispatchCounters {
         retried.add(finished.retried());
         deadLettered.add(finished.dead());
         fenced.add(finished.fenced());
+        add(deliveredByKind, finished.deliveredByKind());
+        add(retriedByKind, finished.retriedByKind());
+        add(deadByKind, finished.deadByKind());
+    }
+
+    private static void add(Map<String, LongAdder> into, Map<String, Integer> counts) {
+        counts.forEach((kind, n) -> into.computeIfAbsent(kind, k -> new LongAdder()).add(n));
+    }
+
+    /** Rows of this kind written by transactions that committed on this node. */
+    public void enqueued(SourceKind kind, int rows) {
+        enqueuedByKind.computeIfAbsent(kind.wire(), k -> new LongAdder()).add(rows);
+    }
+
+    void deliveryTook(long nanos) {
+        deliveryTimes.observe(nanos);
+    }
+
+    public Map<String, Long> enqueuedByKind() {
+        return snapshot(enqueuedByKind);
+    }
+
+    public Map<String, Long> deliveredByKind() {
+        return snapshot(deliveredByKind);
+    }
+
+    public Map<String, Long> retriedByKind() {
+        return snapshot(retriedByKind);
+    }
+
+    public Map<String, Long> deadLetteredByKind() {
+        return snapshot(deadByKind);
+    }
+
+    public DeliveryTimes deliveryTimes() {
+        return deliveryTimes;
+    }
+
+    private static Map<String, Long> snapshot(Map<String, LongAdder> counts) {
+        Map<String, Long> copy = new TreeMap<>();
+        counts.forEach((k, v) -> copy.put(k, v.sum()));
+        return copy;
     }
 
     public void leasesRecovered(int count) {

@@ -154,10 +154,12 @@ public class DispatchCycle {
         for (int i = 0; i < rows.size(); i++) {
             ClaimedRow row = rows.get(i);
             int maxAttempts = row.maxAttempts(settings.maxAttempts());
+            long started = System.nanoTime();
             settled[i] = start(row, maxAttempts)
                     .handle((result, failure) -> failure == null ? result : asFailure(failure))
                     .thenAccept(result -> {
                         permits.release();
+                        counters.deliveryTook(System.nanoTime() - started);
                         synchronized (outcome) {
                             settle(outcome, row, maxAttempts, result);
                         }

@@ -38,7 +38,7 @@ public class Outbox {
     /** Enqueues one row. */
     public OutboxId enqueue(NewOutboxRow row) throws SQLException {
         OutboxId id = writer.insert(row);
-        wakeup.afterCommit();
+        wakeup.written(row.sourceKind(), 1);
         return id;
     }
 
@@ -69,9 +69,7 @@ public class Outbox {
             ExecutionId root, int depth, OffsetDateTime deliverAt) throws SQLException {
         List<OutboxWriter.FannedOut> rows = writer.fanOut(app, kind, payload, originPrincipal,
                 root == null ? ExecutionId.random() : root, depth, deliverAt);
-        if (!rows.isEmpty()) {
-            wakeup.afterCommit();
-        }
+        wakeup.written(kind, rows.size());
         return rows;
     }
 }

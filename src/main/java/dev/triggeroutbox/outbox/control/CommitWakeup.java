@@ -1,6 +1,10 @@
 package dev.triggeroutbox.outbox.control;
 
+import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DrainLoop;
+import dev.triggeroutbox.outbox.entity.SourceKind;
+import java.util.EnumMap;
+import java.util.Map;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -11,8 +15,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Wakes this node's dispatcher when a transaction that enqueued commits, so a row does not wait
- * for the next poll. Registered once per transaction however many rows it writes; a rollback
- * wakes nothing. {@code outbox.dispatch.wake-on-commit=false} turns it off, so rows wait for the
+ * for the next poll, and counts the rows it wrote (metrics). Registered once per transaction
+ * however many rows it writes; a rollback wakes and counts nothing. {@code outbox.dispatch.wake-on-commit=false} turns it off, so rows wait for the
  * poll timer (the benchmark measures the latency both ways).
  */
 @ApplicationScoped
@@ -27,20 +31,30 @@ public class CommitWakeup {
     DrainLoop drainLoop;
 
     @Inject
+    DispatchCounters counters;
+
+    @Inject
     @ConfigProperty(name = "outbox.dispatch.wake-on-commit", defaultValue = "true")
     boolean wakeOnCommit;
 
-    /** Call after writing rows in the current transaction (or after an auto-committed write). */
-    public void afterCommit() {
-        if (!wakeOnCommit) {
+    /**
+     * Call after writing {@code rows} rows of {@code kind} in the current transaction (or after an
+     * auto-committed write): when it commits they are counted, and the dispatcher is woken.
+     */
+    public void written(SourceKind kind, int rows) {
+        if (rows == 0) {
             return;
         }
         if (registry.getTransactionKey() == null) {
-            drainLoop.wake();
+            committed(Map.of(kind, rows));
             return;
         }
-        if (registry.getResource(KEY) == null) {
-            registry.putResource(KEY, Boolean.TRUE);
+        @SuppressWarnings("unchecked")
+        Map<SourceKind, Integer> pending = (Map<SourceKind, Integer>) registry.getResource(KEY);
+        if (pending == null) {
+            Map<SourceKind, Integer> counts = new EnumMap<>(SourceKind.class);
+            pending = counts;
+            registry.putResource(KEY, counts);
             registry.registerInterposedSynchronization(new Synchronization() {
                 @Override
                 public void beforeCompletion() {
@@ -50,10 +64,18 @@ public class CommitWakeup {
                 @Override
                 public void afterCompletion(int status) {
                     if (status == Status.STATUS_COMMITTED) {
-                        drainLoop.wake();
+                        committed(counts);
                     }
                 }
             });
+        }
+        pending.merge(kind, rows, Integer::sum);
+    }
+
+    private void committed(Map<SourceKind, Integer> counts) {
+        counts.forEach(counters::enqueued);
+        if (wakeOnCommit) {
+            drainLoop.wake();
         }
     }
 }

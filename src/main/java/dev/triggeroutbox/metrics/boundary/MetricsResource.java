@@ -1,0 +1,103 @@
+package dev.triggeroutbox.metrics.boundary;
+
+import dev.triggeroutbox.dispatch.control.DeliveryTimes;
+import dev.triggeroutbox.dispatch.control.DispatchCounters;
+import dev.triggeroutbox.rest.control.Callers;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * {@code GET /metrics}: this node's outbox metrics in the Prometheus text format, for a scraper that
+ * signs in as an admin. Counters are this node's since it started (Prometheus sums the nodes); the
+ * backlog gauges are read from the database, so every node reports the same cluster-wide value.
+ */
+@Path("metrics")
+@RequestScoped
+@RolesAllowed(Callers.ADMIN)
+public class MetricsResource {
+
+    @Inject
+    DispatchCounters counters;
+
+    @Inject
+    DataSource dataSource;
+
+    @GET
+    @Produces("text/plain; version=0.0.4; charset=utf-8")
+    public String scrape() throws SQLException {
+        StringBuilder out = new StringBuilder(2048);
+        byKind(out, "outbox_enqueued_total", "Rows written by transactions that committed on this node.", counters.enqueuedByKind());
+        byKind(out, "outbox_delivered_total", "Rows this node delivered and finished.", counters.deliveredByKind());
+        byKind(out, "outbox_retried_total", "Failed attempts this node rescheduled.", counters.retriedByKind());
+        byKind(out, "outbox_dead_lettered_total", "Rows this node moved to dead letters.", counters.deadLetteredByKind());
+        counter(out, "outbox_lease_recoveries_total", "Expired leases this node released (their node died or stalled).",
+                counters.leasesRecovered());
+        counter(out, "outbox_fenced_completions_total", "Late results this node discarded because its claim had expired.",
+                counters.fenced());
+        histogram(out, counters.deliveryTimes());
+        backlog(out);
+        long tick = counters.lastTickMillis();
+        gauge(out, "outbox_dispatcher_last_tick_age_seconds", "Seconds since this node's poll timer last fired (-1: never).",
+                tick == 0 ? -1 : (System.currentTimeMillis() - tick) / 1000.0);
+        return out.toString();
+    }
+
+    private void backlog(StringBuilder out) throws SQLException {
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
+                SELECT count(*), coalesce(extract(epoch FROM now() - min(next_attempt_at)), 0)
+                FROM outbox WHERE claim_token IS NULL AND next_attempt_at <= now()""");
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            gauge(out, "outbox_due_rows", "Rows due now and not claimed (all nodes).", rs.getLong(1));
+            gauge(out, "outbox_oldest_due_age_seconds", "How long the oldest due row has waited (all nodes).", rs.getDouble(2));
+        }
+    }
+
+    private static void byKind(StringBuilder out, String name, String help, Map<String, Long> values) {
+        head(out, name, help, "counter");
+        values.forEach((kind, v) -> out.append(name).append("{kind=\"").append(kind).append("\"} ").append(v).append('\n'));
+    }
+
+    private static void counter(StringBuilder out, String name, String help, long value) {
+        head(out, name, help, "counter");
+        out.append(name).append(' ').append(value).append('\n');
+    }
+
+    private static void gauge(StringBuilder out, String name, String help, double value) {
+        head(out, name, help, "gauge");
+        out.append(name).append(' ').append(number(value)).append('\n');
+    }
+
+    private static void histogram(StringBuilder out, DeliveryTimes times) {
+        String name = "outbox_delivery_duration_seconds";
+        head(out, name, "How long deliveries took, from start to result.", "histogram");
+        long[] cumulative = times.cumulative();
+        for (int i = 0; i < DeliveryTimes.BOUNDS.length; i++) {
+            out.append(name).append("_bucket{le=\"").append(number(DeliveryTimes.BOUNDS[i])).append("\"} ")
+                    .append(cumulative[i]).append('\n');
+        }
+        out.append(name).append("_bucket{le=\"+Inf\"} ").append(cumulative[cumulative.length - 1]).append('\n');
+        out.append(name).append("_sum ").append(number(times.sumSeconds())).append('\n');
+        out.append(name).append("_count ").append(times.count()).append('\n');
+    }
+
+    private static void head(StringBuilder out, String name, String help, String type) {
+        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    }
+
+    private static String number(double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.6f", v);
+    }
+}
