@@ -1,12 +1,14 @@
 package dev.triggeroutbox.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.dispatch.control.Claims;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.entity.BatchOutcome;
 import dev.triggeroutbox.outbox.boundary.Outbox;
+import dev.triggeroutbox.outbox.control.UnknownTriggerException;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
@@ -192,12 +194,22 @@ class DispatchIT {
     }
 
     @Test
-    void rowOfAMissingTriggerIsDeadLettered() throws Exception {
-        TriggerId gone = TriggerId.random();
-        OutboxId id = enqueue(gone, "{}");
+    void rowOfATriggerDeletedMeanwhileIsDeadLettered() throws Exception {
+        TriggerId gone = trigger("recorder", null);
+        OutboxId id = outbox.enqueue(NewOutboxRow.to(app, SourceKind.KV, gone, "{}").deliverAt(OffsetDateTime.now().plusSeconds(1)));
+        Sql.update("DELETE FROM triggers WHERE id = ?", gone.value());
 
         Eventually.until(WAIT, () -> deadLetter(id) != null, () -> "no dead letter");
         assertEquals("trigger " + gone + " does not exist", deadLetter(id)[1]);
+    }
+
+    @Test
+    void aRowCannotNameAnotherAppsTriggerNorAnUnknownOne() {
+        TriggerId others = triggers.create(AppId.random(), SourceKind.KV, TargetType.HANDLER, "recorder", null, null, null, true).id();
+        for (TriggerId trigger : List.of(others, TriggerId.random())) {
+            assertThrows(UnknownTriggerException.class, () -> enqueue(trigger, "{}"));
+        }
+        assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app.value()));
     }
 
     @Test
@@ -268,7 +280,9 @@ class DispatchIT {
     void aSelfTriggeringCycleStopsAtTheMaximumDepth() throws Exception {
         OutboxId first = enqueue(trigger("cascader", null), "{}");
         // depths 0..8 deliver and invoke again; the invoke at depth 9 is refused, so the depth-8 row fails once and dies
-        Eventually.until(WAIT, () -> Sql.count("SELECT count(*) FROM dead_letters WHERE root_execution_id = ?", first.value()) == 1,
+        // (the depth-8 row can die before its parent's batch has finished: wait for both)
+        Eventually.until(WAIT, () -> Sql.count("SELECT count(*) FROM dead_letters WHERE root_execution_id = ?", first.value()) == 1
+                && Sql.count("SELECT count(*) FROM delivery_history WHERE root_execution_id = ? AND outcome = 'delivered'", first.value()) >= 8,
                 () -> Sql.count("SELECT count(*) FROM delivery_history WHERE root_execution_id = ?", first.value()) + " finished");
         Object[] dead = Sql.query("SELECT trigger_depth, last_error FROM dead_letters WHERE root_execution_id = ?", first.value()).get(0);
         assertEquals(8, ((Number) dead[0]).intValue());

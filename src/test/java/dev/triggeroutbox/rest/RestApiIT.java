@@ -326,6 +326,12 @@ class RestApiIT {
         assertEquals(404, api.post(PRODUCER_B, "apps/" + APP_A + "/events", "{\"sourceKind\":\"kv\",\"payload\":{}}").status());
         assertEquals(404, api.post(PRODUCER_B, "outbox", """
                 {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{}}""".formatted(APP_A, trigger)).status());
+        // nor can A's producer send its rows to a trigger of B
+        String triggerOfB = handlerTrigger(APP_B, "kv", "recorder", true);
+        Api.Reply crossed = api.post(PRODUCER_A, "outbox", """
+                {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{}}""".formatted(APP_A, triggerOfB));
+        assertEquals(404, crossed.status(), crossed.toString());
+        assertTrue(crossed.isProblem());
         // and B's own app works for B
         assertEquals(202, api.post(PRODUCER_B, "apps/" + APP_B + "/events", "{\"sourceKind\":\"kv\",\"payload\":{}}").status());
     }

@@ -18,6 +18,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Base64;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -120,7 +121,7 @@ public class DeadLetters {
     }
 
     private static String utc(OffsetDateTime t) {
-        return t.withOffsetSameInstant(ZoneOffset.UTC).toString();
+        return DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.withOffsetSameInstant(ZoneOffset.UTC));
     }
 
     /**

@@ -38,9 +38,10 @@ import java.util.logging.Logger;
 public class Dispatcher {
 
     private static final Logger LOG = Logger.getLogger(Dispatcher.class.getName());
-    private static final long PRUNE_EVERY_MILLIS = 10 * 60_000;
+    private static final long PRUNE_EVERY_MILLIS = 60_000;
     private static final int RECOVER_LIMIT = 1_000;
     private static final int PRUNE_CHUNK = 10_000;
+    private static final long PRUNE_BUDGET_MILLIS = 2_000;
     private static final int IDEMPOTENCY_RETENTION_HOURS = 24;
 
     @Resource
@@ -137,7 +138,12 @@ public class Dispatcher {
         long now = System.currentTimeMillis();
         if (now - lastPrune >= PRUNE_EVERY_MILLIS) {
             lastPrune = now;
-            claims.pruneHistory(settings.historyRetentionHours(), PRUNE_CHUNK);
+            // chunks until the old history is gone or the budget is spent: bounded work per tick
+            long budgetEnds = now + PRUNE_BUDGET_MILLIS;
+            while (claims.pruneHistory(settings.historyRetentionHours(), PRUNE_CHUNK) == PRUNE_CHUNK
+                    && System.currentTimeMillis() < budgetEnds) {
+                lastPrune = System.currentTimeMillis();
+            }
             idempotencyKeys.prune(IDEMPOTENCY_RETENTION_HOURS);
         }
     }

@@ -60,7 +60,7 @@ public class Claims {
                           o.next_attempt_at
             )
             SELECT c.*, t.target_type, t.target, t.secret, t.enabled, t.max_attempts AS trigger_max_attempts
-            FROM claimed c LEFT JOIN triggers t ON t.id = c.trigger_id
+            FROM claimed c LEFT JOIN triggers t ON t.id = c.trigger_id AND t.app_id = c.app_id  -- only the row's own app's trigger
             """;
 
     /** A lower bound below every due time: a claim that scans the whole due index. */

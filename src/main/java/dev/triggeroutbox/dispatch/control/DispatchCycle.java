@@ -11,8 +11,9 @@ import dev.triggeroutbox.replies.control.Replies;
 import dev.triggeroutbox.targets.control.Targets;
 import dev.triggeroutbox.triggers.control.Triggers;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
@@ -21,6 +22,8 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -74,21 +77,30 @@ public class DispatchCycle {
     @Inject
     DrainLoop drainLoop;
 
-    @Resource
-    ManagedExecutorService executor;
-
     /** Where a node's last full claim ended in the due index, and when a claim last scanned it whole. */
     private record Cursor(OffsetDateTime dueAt, long fullScanNanos) {
     }
 
     private static final long WHOLE_SCAN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final int FINISHERS = 2;
 
     private final Map<String, Cursor> cursors = new ConcurrentHashMap<>();
     private Semaphore permits;
 
+    @Resource
+    ManagedThreadFactory threadFactory;
+
+    private ExecutorService finisher;
+
     @PostConstruct
     void init() {
         permits = new Semaphore(settings.concurrency());
+        finisher = Executors.newFixedThreadPool(FINISHERS, threadFactory);
+    }
+
+    @PreDestroy
+    void close() {
+        finisher.shutdown();
     }
 
     /** Runs one cycle as this node. */
@@ -166,7 +178,8 @@ public class DispatchCycle {
                     });
         }
         List<UUID> replyTos = rows.stream().map(ClaimedRow::replyTo).filter(Objects::nonNull).map(OutboxId::value).toList();
-        CompletableFuture.allOf(settled).whenCompleteAsync((ignored, e) -> finish(node, token, outcome, replyTos), executor);
+        // finishing has threads of its own: queued behind slow deliveries it could miss its lease
+        CompletableFuture.allOf(settled).whenCompleteAsync((ignored, e) -> finish(node, token, outcome, replyTos), finisher);
     }
 
     private CompletableFuture<DeliveryResult> start(ClaimedRow row, int maxAttempts) {

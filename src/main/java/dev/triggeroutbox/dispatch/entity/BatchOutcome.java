@@ -34,7 +34,7 @@ public final class BatchOutcome {
 
     /** Keeps the answer of a delivered row whose caller waits for it. */
     public void reply(OutboxId id, String body) {
-        replies.add(new Reply(id, body));
+        replies.add(new Reply(id, storable(body)));
     }
 
     public List<Reply> replies() {
@@ -42,11 +42,11 @@ public final class BatchOutcome {
     }
 
     public void retry(OutboxId id, long delayMillis, String error) {
-        retries.add(new Retry(id, delayMillis, error));
+        retries.add(new Retry(id, delayMillis, storable(error)));
     }
 
     public void dead(OutboxId id, String error) {
-        dead.add(new Dead(id, error));
+        dead.add(new Dead(id, storable(error)));
     }
 
     /** The target is gone for good (a webhook answered 410): the trigger is disabled. */
@@ -68,6 +68,11 @@ public final class BatchOutcome {
 
     public List<Dead> dead() {
         return dead;
+    }
+
+    /** PostgreSQL text holds no NUL character; one in a target's answer must not fail the whole batch. */
+    static String storable(String text) {
+        return text == null || text.indexOf('\0') < 0 ? text : text.replace("\0", "");
     }
 
     public int size() {

@@ -61,7 +61,7 @@ public class HealthChecks {
     }
 
     public Check dispatcher() {
-        JsonObjectBuilder data = Jsons.object().add("node", settings.nodeName());
+        JsonObjectBuilder data = Jsons.object(); // no node name: this answer is public
         if (!settings.enabled()) {
             return new Check("dispatcher", true, data.add("enabled", false).build());
         }

@@ -3,6 +3,7 @@ package dev.triggeroutbox.outbox.boundary;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.RowStatus;
+import dev.triggeroutbox.outbox.control.UnknownTriggerException;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
@@ -80,7 +81,12 @@ public class OutboxResource {
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), body.toString(), () -> {
             NewOutboxRow row = new NewOutboxRow(app, event.kind(), trigger, script, replyTo, payloadText,
                     Callers.name(caller), event.triggerDepth(), event.root(), null, event.deliverAt());
-            OutboxId id = Payloads.write(() -> outbox.enqueue(row));
+            OutboxId id;
+            try {
+                id = Payloads.write(() -> outbox.enqueue(row));
+            } catch (UnknownTriggerException e) {
+                throw ApiException.notFound("trigger " + trigger);
+            }
             JsonObject json = Jsons.object().add("id", id.toString()).build();
             return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(id.toString()).build().toString(),
                     json.toString());

@@ -47,6 +47,9 @@ final class Payloads {
     /** The payload as JSON text, after the size limit and the loop guard. */
     static String check(JsonValue payload, Integer depth, OutboxLimits limits) {
         String text = payload.toString();
+        if (text.contains("\\u0000")) {
+            throw ApiException.invalid("payload", "must not contain the NUL character (\\u0000), which PostgreSQL cannot store");
+        }
         if (text.getBytes(StandardCharsets.UTF_8).length > limits.maxPayloadBytes()) {
             throw new ApiException(413, "payload-too-large", "Payload too large",
                     "the payload exceeds the limit of " + limits.maxPayloadBytes() + " bytes (outbox.max-payload-bytes)");

@@ -39,8 +39,11 @@ public class OutboxWriter {
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                                     origin_principal, trigger_depth, root_execution_id, max_attempts,
                                     next_attempt_at)
-                VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?,
-                        coalesce(?, now()))                              -- 12: deliver at, or now
+                SELECT ?::uuid, ?::uuid, ?::text, ?::uuid, ?::uuid, ?::uuid, CAST(? AS jsonb), ?::text, ?::int,
+                       ?::uuid, ?::int,
+                       greatest(?::timestamptz, now())                   -- 12: deliver at, never before now
+                WHERE ?::uuid IS NULL                                    -- 13, 14, 15: a trigger, if named,
+                   OR EXISTS (SELECT 1 FROM triggers WHERE id = ?::uuid AND app_id = ?)  -- must be the app's
                 """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setObject(1, id.value());
@@ -56,7 +59,12 @@ public class OutboxWriter {
             ps.setObject(10, row.rootExecutionId() == null ? id.value() : row.rootExecutionId().value());
             ps.setObject(11, row.maxAttempts(), Types.INTEGER);
             ps.setObject(12, row.deliverAt(), Types.TIMESTAMP_WITH_TIMEZONE);
-            ps.executeUpdate();
+            ps.setObject(13, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
+            ps.setObject(14, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
+            ps.setObject(15, row.appId().value());
+            if (ps.executeUpdate() == 0) {
+                throw new UnknownTriggerException(row.triggerId(), row.appId());
+            }
         }
         return id;
     }
@@ -75,7 +83,7 @@ public class OutboxWriter {
                        ?,                                                -- 2: origin principal
                        ?,                                                -- 3: trigger depth
                        ?,                                                -- 4: root execution id
-                       coalesce(?, now())                                -- 5: deliver at, or now
+                       greatest(?, now())                                -- 5: deliver at, never before now
                 FROM triggers t
                 WHERE t.app_id = ? AND t.source_kind = ? AND t.enabled   -- 6, 7: app and kind
                 RETURNING id, trigger_id

@@ -12,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -92,6 +93,6 @@ public class RowStatus {
     }
 
     static String time(OffsetDateTime t) {
-        return t == null ? null : t.withOffsetSameInstant(ZoneOffset.UTC).toString();
+        return t == null ? null : DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.withOffsetSameInstant(ZoneOffset.UTC));
     }
 }

@@ -77,6 +77,12 @@ public class Replies {
                 if (reply.isPresent() || left <= 0) {
                     return reply;
                 }
+                if (signal.isDone()) {
+                    // signalled, but the row was only rescheduled (or fenced): wait for the next signal
+                    CompletableFuture<Void> fresh = new CompletableFuture<>();
+                    waiting.replace(replyTo, signal, fresh);
+                    signal = fresh;
+                }
                 try {
                     signal.get(Math.min(left, TimeUnit.MILLISECONDS.toNanos(LOOK_EVERY_MILLIS)), TimeUnit.NANOSECONDS);
                 } catch (TimeoutException | ExecutionException e) {
@@ -84,7 +90,7 @@ public class Replies {
                 }
             }
         } finally {
-            waiting.remove(replyTo, signal);
+            waiting.remove(replyTo);
         }
     }
 

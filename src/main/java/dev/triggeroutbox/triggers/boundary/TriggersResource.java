@@ -35,6 +35,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
+import java.time.format.DateTimeFormatter;
 import java.util.Set;
 
 /** {@code /apps/{appId}/triggers}: admins register and manage where an app's events go. */
@@ -167,8 +168,8 @@ public class TriggersResource {
                 .add("sourceKind", t.sourceKind().wire())
                 .add("target", target)
                 .add("enabled", t.enabled())
-                .add("createdAt", t.createdAt().toString())
-                .add("updatedAt", t.updatedAt().toString());
+                .add("createdAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.createdAt()))
+                .add("updatedAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.updatedAt()));
         t.scriptId().ifPresent(s -> json.add("scriptId", s.toString()));
         t.maxAttempts().ifPresent(m -> json.add("maxAttempts", m));
         if (withSecret) {
