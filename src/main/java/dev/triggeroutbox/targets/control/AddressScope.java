@@ -22,6 +22,8 @@ final class AddressScope {
             block("192.168.0.0/16", "a private address"),
             block("100.64.0.0/10", "a carrier-grade NAT (shared) address"),
             block("169.254.0.0/16", "a link-local address"),
+            block("192.0.0.0/24", "an IETF protocol-assignment address"),
+            block("198.18.0.0/15", "a benchmarking-network address"),
             block("224.0.0.0/4", "a multicast address"),
             block("240.0.0.0/4", "a reserved or broadcast address"));
 
@@ -31,6 +33,7 @@ final class AddressScope {
             block("fe80::/10", "a link-local address"),
             block("fec0::/10", "a site-local address"),
             block("fc00::/7", "a unique-local address"),
+            block("64:ff9b:1::/48", "a local-use NAT64 address"),
             block("ff00::/8", "a multicast address"));
 
     // IPv6 forms that carry an IPv4 address in their last 32 bits, and reach it
