@@ -60,79 +60,47 @@ final class EnqueuePhase {
         return new Results.Enqueue(s.clients(), rest, javaApi, floor);
     }
 
-    private static Results.Throughput rest(Bench bench) throws Exception {
-        Settings s = bench.settings();
-        UUID app = bench.tables().app();
-        String path = "/apps/" + app + "/events";
-        long start = System.nanoTime() + s.enqueueWarmupSeconds() * 1_000_000_000L;
-        long end = start + s.enqueueSeconds() * 1_000_000_000L;
-        AtomicLong measured = new AtomicLong();
-        AtomicLong all = new AtomicLong();
-        ExecutorService clients = Executors.newFixedThreadPool(s.clients());
-        try {
-            List<Future<?>> running = new ArrayList<>();
-            for (int c = 0; c < s.clients(); c++) {
-                int client = c;
-                running.add(clients.submit(() -> {
-                    HttpClient http = Api.newClient();
-                    long i = 0;
-                    long now;
-                    while ((now = System.nanoTime()) < end) {
-                        HttpRequest request = Api.postJson(path,
-                                "{\"sourceKind\":\"kv\",\"payload\":{\"client\":" + client + ",\"n\":" + i++ + "}}",
-                                Duration.ofSeconds(30));
-                        HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
-                        if (r.statusCode() != 202) {
-                            throw new IllegalStateException("publish answered " + r.statusCode() + ": " + r.body());
-                        }
-                        all.incrementAndGet();
-                        if (now >= start) {
-                            measured.incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> f : running) {
-                f.get();
-            }
-        } finally {
-            clients.shutdownNow();
-        }
-        long rows = bench.tables().count("outbox");
-        if (rows != all.get()) {
-            throw new IllegalStateException("REST publish: " + all.get() + " accepted, but " + rows + " rows written");
-        }
-        return new Results.Throughput("REST publish", measured.get(), s.enqueueSeconds());
+    /** One unit of work of a worker: a request or an insert; throws when it was refused. */
+    private interface Step {
+        void run() throws Exception;
     }
 
-    private static Results.Throughput floor(Bench bench) throws Exception {
+    /** Creates the per-worker state (a client, a connection) and returns its step; closed at the end. */
+    private interface Worker {
+        Step open(int worker, List<AutoCloseable> toClose) throws Exception;
+    }
+
+    /**
+     * Runs {@code workers} workers through the warm-up and the measured window, and checks that the
+     * table holds exactly as many rows as steps succeeded. Returns the steps of the measured window.
+     */
+    private static Results.Throughput timed(Bench bench, String what, Worker worker) throws Exception {
         Settings s = bench.settings();
-        OutboxTables t = bench.tables();
         long start = System.nanoTime() + s.enqueueWarmupSeconds() * 1_000_000_000L;
         long end = start + s.enqueueSeconds() * 1_000_000_000L;
         AtomicLong measured = new AtomicLong();
         AtomicLong all = new AtomicLong();
-        ExecutorService connections = Executors.newFixedThreadPool(s.clients());
+        ExecutorService pool = Executors.newFixedThreadPool(s.clients());
         try {
             List<Future<?>> running = new ArrayList<>();
             for (int c = 0; c < s.clients(); c++) {
-                running.add(connections.submit(() -> {
-                    try (Connection con = bench.db().connect(); PreparedStatement ps = con.prepareStatement(FLOOR_INSERT)) {
+                int id = c;
+                running.add(pool.submit(() -> {
+                    List<AutoCloseable> toClose = new ArrayList<>();
+                    try {
+                        Step step = worker.open(id, toClose);
                         long now;
                         while ((now = System.nanoTime()) < end) {
-                            UUID id = UUID.randomUUID();
-                            ps.setObject(1, id);
-                            ps.setObject(2, t.app());
-                            ps.setObject(3, t.trigger());
-                            ps.setString(4, "{\"n\":1}");
-                            ps.setObject(5, id);
-                            ps.executeUpdate();
+                            step.run();
                             all.incrementAndGet();
                             if (now >= start) {
                                 measured.incrementAndGet();
                             }
                         }
+                    } finally {
+                        for (AutoCloseable c2 : toClose) {
+                            c2.close();
+                        }
                     }
                     return null;
                 }));
@@ -141,12 +109,48 @@ final class EnqueuePhase {
                 f.get();
             }
         } finally {
-            connections.shutdownNow();
+            pool.shutdownNow();
         }
-        long rows = t.count("outbox");
+        long rows = bench.tables().count("outbox");
         if (rows != all.get()) {
-            throw new IllegalStateException("INSERT floor: " + all.get() + " inserts, but " + rows + " rows");
+            throw new IllegalStateException(what + ": " + all.get() + " accepted, but " + rows + " rows written");
         }
-        return new Results.Throughput("single-row INSERT", measured.get(), s.enqueueSeconds());
+        return new Results.Throughput(what, measured.get(), s.enqueueSeconds());
+    }
+
+    private static Results.Throughput rest(Bench bench) throws Exception {
+        String path = "/apps/" + bench.tables().app() + "/events";
+        return timed(bench, "REST publish", (client, toClose) -> {
+            HttpClient http = Api.newClient();
+            long[] n = {0};
+            return () -> {
+                HttpRequest request = Api.postJson(path,
+                        "{\"sourceKind\":\"kv\",\"payload\":{\"client\":" + client + ",\"n\":" + n[0]++ + "}}",
+                        Duration.ofSeconds(30));
+                HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 202) {
+                    throw new IllegalStateException("publish answered " + r.statusCode() + ": " + r.body());
+                }
+            };
+        });
+    }
+
+    private static Results.Throughput floor(Bench bench) throws Exception {
+        OutboxTables t = bench.tables();
+        return timed(bench, "single-row INSERT", (connection, toClose) -> {
+            Connection con = bench.db().connect();
+            toClose.add(con);
+            PreparedStatement ps = con.prepareStatement(FLOOR_INSERT);
+            toClose.add(0, ps);
+            return () -> {
+                UUID id = UUID.randomUUID();
+                ps.setObject(1, id);
+                ps.setObject(2, t.app());
+                ps.setObject(3, t.trigger());
+                ps.setString(4, "{\"n\":1}");
+                ps.setObject(5, id);
+                ps.executeUpdate();
+            };
+        });
     }
 }

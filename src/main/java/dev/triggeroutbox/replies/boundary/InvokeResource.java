@@ -29,7 +29,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
-import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.Set;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -83,10 +82,7 @@ public class InvokeResource {
         JsonBody b = JsonBody.of(body, Set.of("payload"));
         JsonValue payload = b.any("payload", true);
         b.validate();
-        String text = payload.toString();
-        if (text.getBytes(StandardCharsets.UTF_8).length > limits.maxPayloadBytes()) {
-            throw ApiException.tooLarge(limits.maxPayloadBytes());
-        }
+        String text = limits.payloadText(payload, null);
         if (!trigger.enabled()) {
             throw ApiException.unprocessable("trigger-disabled", "trigger " + triggerId + " is disabled");
         }

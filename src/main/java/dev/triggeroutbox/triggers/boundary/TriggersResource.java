@@ -9,6 +9,7 @@ import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.JsonBody;
+import dev.triggeroutbox.targets.control.WebhookSignature;
 import dev.triggeroutbox.triggers.control.TargetRules;
 import dev.triggeroutbox.triggers.control.Triggers;
 import dev.triggeroutbox.triggers.entity.TargetType;
@@ -90,7 +91,7 @@ public class TriggersResource {
         AppId app = app();
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), String.valueOf(body), () -> {
             Definition d = definition(body);
-            String secret = d.type() == TargetType.WEBHOOK ? targetRules.newSecret() : null;
+            String secret = d.type() == TargetType.WEBHOOK ? WebhookSignature.newSecret() : null;
             Trigger t = triggers.create(app, d.kind(), d.type(), d.target(), secret, d.script(), d.maxAttempts(), d.enabled());
             JsonObject json = json(t, true);
             return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(t.id().toString()).build().toString(),
@@ -122,7 +123,7 @@ public class TriggersResource {
         boolean newSecret = d.type() == TargetType.WEBHOOK && t.secret().isEmpty();
         t.change(d.kind(), d.type(), d.target(), d.script(), d.maxAttempts(), d.enabled());
         if (newSecret) {
-            t.rotateSecret(targetRules.newSecret());
+            t.rotateSecret(WebhookSignature.newSecret());
         }
         return json(t, newSecret);
     }

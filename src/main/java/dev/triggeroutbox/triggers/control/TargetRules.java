@@ -6,7 +6,6 @@ import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.targets.control.HandlerTarget;
 import dev.triggeroutbox.targets.control.WebhookAddressPolicy;
 import dev.triggeroutbox.targets.control.WebhookSettings;
-import dev.triggeroutbox.targets.control.WebhookSignature;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;
@@ -74,10 +73,5 @@ public class TargetRules {
         if (!verdict.allowed()) {
             throw ApiException.unprocessable("webhook-address-refused", verdict.refusal());
         }
-    }
-
-    /** A Standard Webhooks signing secret: whsec_ + base64 of 24 random bytes. */
-    public String newSecret() {
-        return WebhookSignature.newSecret();
     }
 }
