@@ -38,7 +38,7 @@ public final class Deployments {
                 </web-app>""")));
         return war.addClasses(Recorder.class, TestHandlers.class, TestHandlers.Accepting.class,
                 TestHandlers.Flaky.class, TestHandlers.Failing.class, TestHandlers.Hanging.class,
-                TestHandlers.Invoker.class, TestHandlers.Cascader.class,
+                TestHandlers.Invoker.class, TestHandlers.Cascader.class, TestHandlers.Publisher.class,
                 Eventually.class, Sql.class);
     }
 

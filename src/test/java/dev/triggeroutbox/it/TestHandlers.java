@@ -3,6 +3,7 @@ package dev.triggeroutbox.it;
 import dev.triggeroutbox.api.OutboxDelivery;
 import dev.triggeroutbox.api.OutboxHandler;
 import dev.triggeroutbox.outbox.boundary.Outbox;
+import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -92,6 +93,23 @@ public final class TestHandlers {
         public Object handle(OutboxDelivery delivery) throws Exception {
             recorder.record("cascader", delivery);
             return outbox.invokeAsync(delivery, new TriggerId(delivery.triggerId()), delivery.payload(), null).toString();
+        }
+    }
+
+    /** Publishes a docs event of its app from inside the delivery: a cascade by fan-out. */
+    @ApplicationScoped
+    @Named("publisher")
+    public static class Publisher implements OutboxHandler {
+        @Inject
+        Recorder recorder;
+
+        @Inject
+        Outbox outbox;
+
+        @Override
+        public Object handle(OutboxDelivery delivery) throws Exception {
+            recorder.record("publisher", delivery);
+            return outbox.publish(delivery, SourceKind.DOCS, "{\"from\": \"publisher\"}").size();
         }
     }
 

@@ -66,6 +66,16 @@ final class Receiver implements AutoCloseable {
         return requests.stream().filter(r -> r.path().equals(path)).toList();
     }
 
+    /**
+     * The first request of each row that reached {@code path} (by {@code webhook-id}), in arrival
+     * order: at-least-once delivery may bring a row again when an attempt was retried.
+     */
+    List<Request> rowsAt(String path) {
+        Map<String, Request> first = new java.util.LinkedHashMap<>();
+        at(path).forEach(r -> first.putIfAbsent(r.header("webhook-id"), r));
+        return List.copyOf(first.values());
+    }
+
     private void handle(HttpExchange exchange) throws IOException {
         String path = exchange.getRequestURI().getPath();
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);

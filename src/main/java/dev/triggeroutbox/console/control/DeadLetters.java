@@ -136,9 +136,9 @@ public class DeadLetters {
                     RETURNING *
                 )
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
-                                    origin_principal, trigger_depth, root_execution_id, last_error)
+                                    origin_principal, trigger_depth, root_execution_id, parent_id, last_error)
                 SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
-                       origin_principal, trigger_depth, root_execution_id,
+                       origin_principal, trigger_depth, root_execution_id, parent_id,
                        'replayed by ' || ? || ' after: ' || last_error             -- 2: admin
                 FROM revived
                 """;

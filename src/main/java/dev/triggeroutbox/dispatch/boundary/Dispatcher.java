@@ -7,6 +7,7 @@ import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
 import dev.triggeroutbox.dispatch.control.DrainLoop;
 import dev.triggeroutbox.dispatch.control.OutageLog;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
+import dev.triggeroutbox.triggers.control.CronFires;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -24,11 +25,12 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The poll timer of this node: a non-persistent interval timer (every node has its own; nodes
- * coordinate only through the database). Each tick recovers expired leases and wakes the drain
- * loop; commits that enqueue wake it too, so the timer is the safety net, not the latency path.
+ * coordinate only through the database). Each tick recovers expired leases, fires due cron
+ * triggers and wakes the drain loop; commits that enqueue wake it too, so the timer is the safety net, not the latency path.
  */
 @Singleton
 @Startup
@@ -65,6 +67,13 @@ public class Dispatcher {
     @Inject
     IdempotencyKeys idempotencyKeys;
 
+    @Inject
+    CronFires cronFires;
+
+    @Inject
+    @ConfigProperty(name = "outbox.cron.enabled", defaultValue = "true")
+    boolean cronEnabled;
+
     private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
     private Timer timer;
     private long lastPrune;
@@ -73,8 +82,12 @@ public class Dispatcher {
     @PostConstruct
     void start() {
         if (!settings.enabled()) {
-            LOG.info("outbox dispatcher disabled on this node (outbox.dispatch.enabled=false)");
-            return;
+            drainLoop.disable();
+            LOG.info("outbox dispatcher disabled on this node (outbox.dispatch.enabled=false)"
+                    + (cronEnabled ? "; it still fires cron triggers" : ""));
+            if (!cronEnabled) {
+                return;
+            }
         }
         timer = timers.createIntervalTimer(0, settings.pollIntervalMillis(), new TimerConfig("outbox-dispatcher", false));
     }
@@ -94,25 +107,40 @@ public class Dispatcher {
     @Timeout
     void tick() {
         counters.ticked();
+        boolean dispatching = settings.enabled();
         try {
-            boolean paused = dispatcherSwitch.paused();
-            if (paused != drainLoop.paused()) {
-                LOG.info(paused ? "dispatching paused (cluster-wide switch)" : "dispatching resumed");
-                if (paused) {
-                    drainLoop.pause();
-                } else {
-                    drainLoop.resume();
-                }
+            if (dispatching) {
+                followTheSwitch();
+                recoverLeasesNowAndThen();
             }
-            recoverLeasesNowAndThen();
-            claims.pruneReplies(settings.replyRetentionMillis());
-            pruneHistoryNowAndThen();
+            if (cronEnabled) {
+                cronFires.fireDue();
+            }
+            if (dispatching) {
+                claims.pruneReplies(settings.replyRetentionMillis());
+                pruneHistoryNowAndThen();
+            }
             outage.succeeded();
         } catch (Exception e) {
             // never let the container retry a failed tick; the next one comes soon
             outage.failed(e);
         }
-        drainLoop.wake();
+        if (dispatching) {
+            drainLoop.wake();
+        }
+    }
+
+    /** Pauses or resumes this node's drain loop as the cluster-wide switch says. */
+    private void followTheSwitch() throws java.sql.SQLException {
+        boolean paused = dispatcherSwitch.paused();
+        if (paused != drainLoop.paused()) {
+            LOG.info(paused ? "dispatching paused (cluster-wide switch)" : "dispatching resumed");
+            if (paused) {
+                drainLoop.pause();
+            } else {
+                drainLoop.resume();
+            }
+        }
     }
 
     /**

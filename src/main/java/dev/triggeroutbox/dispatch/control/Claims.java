@@ -171,12 +171,13 @@ public class Claims {
                       AND claim_token = ?                                -- 2: our claim's token
                       AND lease_expires_at > now()
                     RETURNING id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                              attempt_count, created_at, reply_to
+                              attempt_count, created_at, reply_to, parent_id
                 ), history AS (
                     INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
-                            trigger_depth, outcome, attempt_count, last_error, created_at, finished_by)
+                            trigger_depth, outcome, attempt_count, last_error, created_at, finished_by, parent_id)
                     SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                           'delivered', attempt_count, NULL, created_at, ?   -- 3: node name
+                           'delivered', attempt_count, NULL, created_at, ?,  -- 3: node name
+                           parent_id
                     FROM done
                     ON CONFLICT (outbox_id) DO UPDATE SET outcome = excluded.outcome,
                            attempt_count = excluded.attempt_count, last_error = NULL,
@@ -243,22 +244,23 @@ public class Claims {
                     -- the app's dead_letter triggers hear of it, in this same transaction; a dead
                     -- letter about a dead_letter row tells no one (no cascade)
                     INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
-                                        trigger_depth, root_execution_id)
+                                        trigger_depth, root_execution_id, parent_id)
                     SELECT gen_random_uuid(), t.app_id, 'dead_letter', t.id, t.script_id,
                            jsonb_build_object('deadLetter', jsonb_build_object(
                                'id', d.id, 'appId', d.app_id, 'sourceKind', d.source_kind, 'triggerId', d.trigger_id,
                                'attemptCount', d.attempt_count, 'lastError', d.error, 'payload', d.payload,
                                'rootExecutionId', d.root_execution_id, 'triggerDepth', d.trigger_depth,
                                'createdAt', d.created_at, 'deadAt', now())),
-                           'dead-letter', d.trigger_depth + 1, coalesce(d.root_execution_id, d.id)
+                           'dead-letter', d.trigger_depth + 1, coalesce(d.root_execution_id, d.id), d.id
                     FROM dead d JOIN triggers t
                       ON t.app_id = d.app_id AND t.source_kind = 'dead_letter' AND t.enabled
                     WHERE d.source_kind <> 'dead_letter'
                 ), history AS (
                     INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
-                            trigger_depth, outcome, attempt_count, last_error, created_at, finished_by)
+                            trigger_depth, outcome, attempt_count, last_error, created_at, finished_by, parent_id)
                     SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                           'dead', attempt_count, error, created_at, ?   -- 4: node name
+                           'dead', attempt_count, error, created_at, ?,  -- 4: node name
+                           parent_id
                     FROM dead
                     ON CONFLICT (outbox_id) DO UPDATE SET outcome = excluded.outcome,
                            attempt_count = excluded.attempt_count, last_error = excluded.last_error,
@@ -266,10 +268,11 @@ public class Claims {
                 ), kept AS (
                     INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                             origin_principal, trigger_depth, root_execution_id, attempt_count, last_error,
-                            created_at, dead_by)
+                            created_at, dead_by, parent_id)
                     SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                            origin_principal, trigger_depth, root_execution_id, attempt_count, error,
-                           created_at, ?                                 -- 5: node name
+                           created_at, ?,                                -- 5: node name
+                           parent_id
                     FROM dead
                     ON CONFLICT (id) DO UPDATE SET attempt_count = excluded.attempt_count,
                            last_error = excluded.last_error, dead_at = excluded.dead_at, dead_by = excluded.dead_by

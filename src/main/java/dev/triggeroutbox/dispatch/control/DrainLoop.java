@@ -28,10 +28,12 @@ public class DrainLoop {
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean wanted = new AtomicBoolean();
     private volatile boolean paused;
+    /** This node does not dispatch at all ({@code outbox.dispatch.enabled=false}): wakes are ignored. */
+    private volatile boolean disabled;
 
     public void wake() {
         wanted.set(true);
-        if (!paused && running.compareAndSet(false, true)) {
+        if (!paused && !disabled && running.compareAndSet(false, true)) {
             try {
                 executor.execute(this::drain);
             } catch (RuntimeException e) { // executor shutting down: the next tick or node takes over
@@ -44,6 +46,11 @@ public class DrainLoop {
     /** Stops starting new cycles on this node (the running one finishes); {@link #resume()} undoes it. */
     public void pause() {
         paused = true;
+    }
+
+    /** For good: this node never claims (commits on it still enqueue; other nodes deliver). */
+    public void disable() {
+        disabled = true;
     }
 
     public void resume() {

@@ -49,16 +49,38 @@ public class Outbox {
      * {@link IllegalStateException} past {@code outbox.max-trigger-depth}: a cycle ends there.
      */
     public OutboxId invokeAsync(OutboxDelivery parent, TriggerId target, String args, Integer maxAttempts) throws SQLException {
+        int depth = deeper(parent);
+        return enqueue(NewOutboxRow.to(new AppId(parent.appId()), SourceKind.INVOKE, target, args)
+                .withLineage(rootOf(parent), depth)
+                .withParent(new OutboxId(parent.id()))
+                .withOrigin(parent.originPrincipal())
+                .withMaxAttempts(maxAttempts == null ? 1 : maxAttempts));
+    }
+
+    /**
+     * Publishes an event from inside a delivery, for handlers: like {@link #publish(AppId, SourceKind,
+     * String, String, ExecutionId, int, OffsetDateTime)} for the delivery's app, one level deeper in
+     * the same cascade, with the delivery as the rows' parent. Refused past {@code outbox.max-trigger-depth}.
+     */
+    public List<OutboxWriter.FannedOut> publish(OutboxDelivery parent, SourceKind kind, String payload) throws SQLException {
+        int depth = deeper(parent);
+        List<OutboxWriter.FannedOut> rows = writer.fanOut(new AppId(parent.appId()), kind, payload,
+                parent.originPrincipal(), rootOf(parent), depth, null, new OutboxId(parent.id()));
+        wakeup.written(kind, rows.size());
+        return rows;
+    }
+
+    private int deeper(OutboxDelivery parent) {
         int depth = parent.triggerDepth() + 1;
         if (depth > limits.maxTriggerDepth()) {
             throw new IllegalStateException("trigger depth " + depth + " exceeds outbox.max-trigger-depth "
                     + limits.maxTriggerDepth() + ": the cascade stops here");
         }
-        ExecutionId root = parent.rootExecutionId() == null ? new ExecutionId(parent.id()) : new ExecutionId(parent.rootExecutionId());
-        return enqueue(NewOutboxRow.to(new AppId(parent.appId()), SourceKind.INVOKE, target, args)
-                .withLineage(root, depth)
-                .withOrigin(parent.originPrincipal())
-                .withMaxAttempts(maxAttempts == null ? 1 : maxAttempts));
+        return depth;
+    }
+
+    private static ExecutionId rootOf(OutboxDelivery parent) {
+        return new ExecutionId(parent.rootExecutionId() == null ? parent.id() : parent.rootExecutionId());
     }
 
     /**
@@ -68,7 +90,7 @@ public class Outbox {
     public List<OutboxWriter.FannedOut> publish(AppId app, SourceKind kind, String payload, String originPrincipal,
             ExecutionId root, int depth, OffsetDateTime deliverAt) throws SQLException {
         List<OutboxWriter.FannedOut> rows = writer.fanOut(app, kind, payload, originPrincipal,
-                root == null ? ExecutionId.random() : root, depth, deliverAt);
+                root == null ? ExecutionId.random() : root, depth, deliverAt, null);
         wakeup.written(kind, rows.size());
         return rows;
     }

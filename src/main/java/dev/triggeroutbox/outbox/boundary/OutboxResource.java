@@ -80,7 +80,7 @@ public class OutboxResource {
 
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), body.toString(), () -> {
             NewOutboxRow row = new NewOutboxRow(app, event.kind(), trigger, script, replyTo, payloadText,
-                    Callers.name(caller), event.triggerDepth(), event.root(), null, event.deliverAt());
+                    Callers.name(caller), event.triggerDepth(), event.root(), null, event.deliverAt(), null);
             OutboxId id;
             try {
                 id = Payloads.write(() -> outbox.enqueue(row));

@@ -38,11 +38,12 @@ public class OutboxWriter {
         String sql = """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                                     origin_principal, trigger_depth, root_execution_id, max_attempts,
-                                    next_attempt_at)
+                                    next_attempt_at, parent_id)
                 SELECT ?::uuid, ?::uuid, ?::text, ?::uuid, ?::uuid, ?::uuid, CAST(? AS jsonb), ?::text, ?::int,
                        ?::uuid, ?::int,
-                       greatest(?::timestamptz, now())                   -- 12: deliver at, never before now
-                WHERE ?::uuid IS NULL                                    -- 13, 14, 15: a trigger, if named,
+                       greatest(?::timestamptz, now()),                  -- 12: deliver at, never before now
+                       ?::uuid                                           -- 13: parent
+                WHERE ?::uuid IS NULL                                    -- 14, 15, 16: a trigger, if named,
                    OR EXISTS (SELECT 1 FROM triggers WHERE id = ?::uuid AND app_id = ?)  -- must be the app's
                 """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
@@ -59,9 +60,10 @@ public class OutboxWriter {
             ps.setObject(10, row.rootExecutionId() == null ? id.value() : row.rootExecutionId().value());
             ps.setObject(11, row.maxAttempts(), Types.INTEGER);
             ps.setObject(12, row.deliverAt(), Types.TIMESTAMP_WITH_TIMEZONE);
-            ps.setObject(13, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
+            ps.setObject(13, row.parentId() == null ? null : row.parentId().value(), Types.OTHER);
             ps.setObject(14, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
-            ps.setObject(15, row.appId().value());
+            ps.setObject(15, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
+            ps.setObject(16, row.appId().value());
             if (ps.executeUpdate() == 0) {
                 throw new UnknownTriggerException(row.triggerId(), row.appId());
             }
@@ -71,21 +73,22 @@ public class OutboxWriter {
 
     /**
      * Writes one row per enabled trigger of {@code (app, kind)}, in one statement. Returns the rows
-     * written; none when no trigger matches.
+     * written; none when no trigger matches. {@code parent} is the row whose delivery publishes, if any.
      */
     public List<FannedOut> fanOut(AppId app, SourceKind kind, String payload, String originPrincipal,
-            ExecutionId root, int depth, OffsetDateTime deliverAt) throws SQLException {
+            ExecutionId root, int depth, OffsetDateTime deliverAt, OutboxId parent) throws SQLException {
         String sql = """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
-                                    trigger_depth, root_execution_id, next_attempt_at)
+                                    trigger_depth, root_execution_id, next_attempt_at, parent_id)
                 SELECT gen_random_uuid(), t.app_id, t.source_kind, t.id, t.script_id,
                        CAST(? AS jsonb),                                 -- 1: payload
                        ?,                                                -- 2: origin principal
                        ?,                                                -- 3: trigger depth
                        ?,                                                -- 4: root execution id
-                       greatest(?, now())                                -- 5: deliver at, never before now
+                       greatest(?, now()),                               -- 5: deliver at, never before now
+                       ?                                                 -- 6: parent
                 FROM triggers t
-                WHERE t.app_id = ? AND t.source_kind = ? AND t.enabled   -- 6, 7: app and kind
+                WHERE t.app_id = ? AND t.source_kind = ? AND t.enabled   -- 7, 8: app and kind
                 RETURNING id, trigger_id
                 """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
@@ -94,8 +97,9 @@ public class OutboxWriter {
             ps.setInt(3, depth);
             ps.setObject(4, root.value());
             ps.setObject(5, deliverAt, Types.TIMESTAMP_WITH_TIMEZONE);
-            ps.setObject(6, app.value());
-            ps.setString(7, kind.wire());
+            ps.setObject(6, parent == null ? null : parent.value(), Types.OTHER);
+            ps.setObject(7, app.value());
+            ps.setString(8, kind.wire());
             List<FannedOut> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

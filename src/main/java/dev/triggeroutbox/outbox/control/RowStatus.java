@@ -1,6 +1,7 @@
 package dev.triggeroutbox.outbox.control;
 
 import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -13,6 +14,8 @@ import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -31,26 +34,33 @@ public class RowStatus {
     @Inject
     DataSource dataSource;
 
+    /**
+     * Every place a row can be, as one union: the outbox (rank 1), dead letters (2), the delivery
+     * history (3). {@code key} picks the rows: {@code "id"} (one row) or {@code "root_execution_id"}
+     * (a cascade); the three places take the same parameter.
+     */
+    private static String places(String key) {
+        String historyKey = key.equals("id") ? "outbox_id" : key;
+        return """
+                SELECT 1 AS rank, id, app_id, source_kind, trigger_id, root_execution_id, parent_id, trigger_depth,
+                       attempt_count, last_error, created_at, next_attempt_at, claimed_by, NULL::timestamptz AS finished_at,
+                       CASE WHEN claim_token IS NOT NULL AND lease_expires_at > now() THEN 'in_flight'
+                            WHEN next_attempt_at > now() THEN 'scheduled'
+                            ELSE 'pending' END AS status
+                FROM outbox WHERE %1$s = ?
+                UNION ALL
+                SELECT 2, id, app_id, source_kind, trigger_id, root_execution_id, parent_id, trigger_depth,
+                       attempt_count, last_error, created_at, NULL, dead_by, dead_at, 'dead'
+                FROM dead_letters WHERE %1$s = ?
+                UNION ALL
+                SELECT 3, outbox_id, app_id, source_kind, trigger_id, root_execution_id, parent_id, trigger_depth,
+                       attempt_count, last_error, created_at, NULL, finished_by, finished_at, outcome
+                FROM delivery_history WHERE %2$s = ?
+                """.formatted(key, historyKey);
+    }
+
     public Optional<Found> find(OutboxId id) throws SQLException {
-        String sql = """
-                SELECT * FROM (
-                    SELECT 1 AS rank, id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                           attempt_count, last_error, created_at, next_attempt_at, claimed_by, NULL::timestamptz AS finished_at,
-                           CASE WHEN claim_token IS NOT NULL AND lease_expires_at > now() THEN 'in_flight'
-                                WHEN next_attempt_at > now() THEN 'scheduled'
-                                ELSE 'pending' END AS status
-                    FROM outbox WHERE id = ?                                   -- 1
-                    UNION ALL
-                    SELECT 2, id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                           attempt_count, last_error, created_at, NULL, dead_by, dead_at, 'dead'
-                    FROM dead_letters WHERE id = ?                             -- 2
-                    UNION ALL
-                    SELECT 3, outbox_id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                           attempt_count, last_error, created_at, NULL, finished_by, finished_at, outcome
-                    FROM delivery_history WHERE outbox_id = ?                  -- 3
-                ) AS places
-                ORDER BY rank LIMIT 1
-                """;
+        String sql = "SELECT * FROM (" + places("id") + ") AS places ORDER BY rank LIMIT 1";
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             for (int i = 1; i <= 3; i++) {
                 ps.setObject(i, id.value());
@@ -60,23 +70,51 @@ public class RowStatus {
                     return Optional.empty();
                 }
                 UUID app = rs.getObject("app_id", UUID.class);
-                JsonObjectBuilder json = Jsons.object()
-                        .add("id", id.toString())
-                        .add("appId", app.toString())
-                        .add("sourceKind", rs.getString("source_kind"))
-                        .add("status", rs.getString("status"))
-                        .add("attemptCount", rs.getInt("attempt_count"))
-                        .add("triggerDepth", rs.getInt("trigger_depth"));
-                addUuid(json, "triggerId", rs.getObject("trigger_id", UUID.class));
-                addUuid(json, "rootExecutionId", rs.getObject("root_execution_id", UUID.class));
-                addText(json, "lastError", rs.getString("last_error"));
-                addText(json, "createdAt", time(rs.getObject("created_at", OffsetDateTime.class)));
-                addText(json, "nextAttemptAt", time(rs.getObject("next_attempt_at", OffsetDateTime.class)));
-                addText(json, "finishedAt", time(rs.getObject("finished_at", OffsetDateTime.class)));
-                addText(json, "node", rs.getString("claimed_by"));
-                return Optional.of(new Found(app, json.build()));
+                return Optional.of(new Found(app, row(rs).build()));
             }
         }
+    }
+
+    /**
+     * Every row of a cascade (at most {@code limit}), each where it stands now, in creation order.
+     * Each row is a JSON object as {@link #find} gives, plus {@code parentId}.
+     */
+    public List<JsonObject> cascade(ExecutionId root, int limit) throws SQLException {
+        String sql = "SELECT * FROM (SELECT DISTINCT ON (id) * FROM (" + places("root_execution_id")
+                + ") AS places ORDER BY id, rank) AS rows ORDER BY created_at, id LIMIT ?";
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+            for (int i = 1; i <= 3; i++) {
+                ps.setObject(i, root.value());
+            }
+            ps.setInt(4, limit);
+            List<JsonObject> rows = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    JsonObjectBuilder json = row(rs);
+                    addUuid(json, "parentId", rs.getObject("parent_id", UUID.class));
+                    rows.add(json.build());
+                }
+            }
+            return rows;
+        }
+    }
+
+    private static JsonObjectBuilder row(ResultSet rs) throws SQLException {
+        JsonObjectBuilder json = Jsons.object()
+                .add("id", rs.getObject("id", UUID.class).toString())
+                .add("appId", rs.getObject("app_id", UUID.class).toString())
+                .add("sourceKind", rs.getString("source_kind"))
+                .add("status", rs.getString("status"))
+                .add("attemptCount", rs.getInt("attempt_count"))
+                .add("triggerDepth", rs.getInt("trigger_depth"));
+        addUuid(json, "triggerId", rs.getObject("trigger_id", UUID.class));
+        addUuid(json, "rootExecutionId", rs.getObject("root_execution_id", UUID.class));
+        addText(json, "lastError", rs.getString("last_error"));
+        addText(json, "createdAt", time(rs.getObject("created_at", OffsetDateTime.class)));
+        addText(json, "nextAttemptAt", time(rs.getObject("next_attempt_at", OffsetDateTime.class)));
+        addText(json, "finishedAt", time(rs.getObject("finished_at", OffsetDateTime.class)));
+        addText(json, "node", rs.getString("claimed_by"));
+        return json;
     }
 
     private static void addUuid(JsonObjectBuilder json, String name, UUID value) {

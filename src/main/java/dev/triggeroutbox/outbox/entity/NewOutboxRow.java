@@ -18,7 +18,8 @@ public record NewOutboxRow(
         int triggerDepth,
         ExecutionId rootExecutionId,
         Integer maxAttempts,
-        OffsetDateTime deliverAt) {
+        OffsetDateTime deliverAt,
+        OutboxId parentId) {
 
     public NewOutboxRow {
         Objects.requireNonNull(appId, "appId");
@@ -34,36 +35,42 @@ public record NewOutboxRow(
 
     /** A row for one trigger, delivered as soon as possible, depth 0, its own root. */
     public static NewOutboxRow to(AppId appId, SourceKind kind, TriggerId triggerId, String payload) {
-        return new NewOutboxRow(appId, kind, triggerId, null, null, payload, null, 0, null, null, null);
+        return new NewOutboxRow(appId, kind, triggerId, null, null, payload, null, 0, null, null, null, null);
     }
 
     public NewOutboxRow withScript(ScriptId script) {
         return new NewOutboxRow(appId, sourceKind, triggerId, script, replyTo, payload, originPrincipal,
-                triggerDepth, rootExecutionId, maxAttempts, deliverAt);
+                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parentId);
     }
 
     public NewOutboxRow withReplyTo(OutboxId reply) {
         return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, reply, payload, originPrincipal,
-                triggerDepth, rootExecutionId, maxAttempts, deliverAt);
+                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parentId);
     }
 
     public NewOutboxRow withOrigin(String principal) {
         return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, replyTo, payload, principal,
-                triggerDepth, rootExecutionId, maxAttempts, deliverAt);
+                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parentId);
     }
 
     public NewOutboxRow withLineage(ExecutionId root, int depth) {
         return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
-                depth, root, maxAttempts, deliverAt);
+                depth, root, maxAttempts, deliverAt, parentId);
     }
 
     public NewOutboxRow withMaxAttempts(Integer attempts) {
         return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
-                triggerDepth, rootExecutionId, attempts, deliverAt);
+                triggerDepth, rootExecutionId, attempts, deliverAt, parentId);
+    }
+
+    /** The row whose delivery writes this one (lineage). */
+    public NewOutboxRow withParent(OutboxId parent) {
+        return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
+                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parent);
     }
 
     public NewOutboxRow deliverAt(OffsetDateTime at) {
         return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
-                triggerDepth, rootExecutionId, maxAttempts, at);
+                triggerDepth, rootExecutionId, maxAttempts, at, parentId);
     }
 }

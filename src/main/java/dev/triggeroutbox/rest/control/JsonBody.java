@@ -145,6 +145,12 @@ public final class JsonBody {
         return v;
     }
 
+    /** Whether the field is there (and not JSON null). */
+    public boolean present(String name) {
+        JsonValue v = json.get(name);
+        return v != null && v != JsonValue.NULL;
+    }
+
     public void error(String name, String message) {
         errors.add(new ApiException.FieldError(prefix + name, message));
     }

@@ -13,6 +13,7 @@ import dev.triggeroutbox.targets.control.WebhookSignature;
 import dev.triggeroutbox.triggers.control.TargetRules;
 import dev.triggeroutbox.triggers.control.Triggers;
 import dev.triggeroutbox.triggers.entity.TargetType;
+import dev.triggeroutbox.triggers.entity.Schedule;
 import dev.triggeroutbox.triggers.entity.Trigger;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
@@ -37,6 +38,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Set;
 
 /** {@code /apps/{appId}/triggers}: admins register and manage where an app's events go. */
@@ -46,7 +48,8 @@ import java.util.Set;
 @Produces(MediaType.APPLICATION_JSON)
 public class TriggersResource {
 
-    private static final Set<String> FIELDS = Set.of("sourceKind", "target", "scriptId", "maxAttempts", "enabled");
+    private static final Set<String> FIELDS = Set.of("sourceKind", "target", "scriptId", "maxAttempts", "enabled",
+            "schedule", "timezone", "misfire");
     private static final Set<String> TARGET_FIELDS = Set.of("type", "url", "name", "destination");
 
     @Inject
@@ -69,7 +72,7 @@ public class TriggersResource {
 
     /** The fields of a create or replace request, checked. */
     private record Definition(SourceKind kind, TargetType type, String target, ScriptId script, Integer maxAttempts,
-            boolean enabled) {
+            boolean enabled, Schedule schedule) {
     }
 
     private AppId app() {
@@ -93,6 +96,7 @@ public class TriggersResource {
             Definition d = definition(body);
             String secret = d.type() == TargetType.WEBHOOK ? WebhookSignature.newSecret() : null;
             Trigger t = triggers.create(app, d.kind(), d.type(), d.target(), secret, d.script(), d.maxAttempts(), d.enabled());
+            triggers.schedule(t, d.schedule(), false);
             JsonObject json = json(t, true);
             return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(t.id().toString()).build().toString(),
                     json.toString());
@@ -121,7 +125,9 @@ public class TriggersResource {
         Trigger t = trigger(id);
         Definition d = definition(body);
         boolean newSecret = d.type() == TargetType.WEBHOOK && t.secret().isEmpty();
+        boolean wasEnabled = t.enabled();
         t.change(d.kind(), d.type(), d.target(), d.script(), d.maxAttempts(), d.enabled());
+        triggers.schedule(t, d.schedule(), wasEnabled);
         if (newSecret) {
             t.rotateSecret(WebhookSignature.newSecret());
         }
@@ -155,9 +161,36 @@ public class TriggersResource {
                 where = targetRules.read(type, target);
             }
         }
+        Schedule schedule = schedule(b, kind);
         b.validate();
         targetRules.check(type, where);
-        return new Definition(kind, type, where, script, maxAttempts, enabled == null || enabled);
+        return new Definition(kind, type, where, script, maxAttempts, enabled == null || enabled, schedule);
+    }
+
+    /** A cron trigger must have a schedule; other kinds must not. */
+    private static Schedule schedule(JsonBody b, SourceKind kind) {
+        String cron = b.string("schedule", false);
+        String zone = b.string("timezone", false);
+        Schedule.Misfire misfire = b.parsed("misfire", false,
+                w -> Schedule.Misfire.fromWire(w).orElseThrow(IllegalArgumentException::new), "must be fire_once or skip");
+        if (kind != SourceKind.CRON) {
+            for (String field : List.of("schedule", "timezone", "misfire")) {
+                if (b.present(field)) {
+                    b.error(field, "applies only to triggers of sourceKind cron");
+                }
+            }
+            return null;
+        }
+        if (cron == null) {
+            b.error("schedule", "is required for sourceKind cron, e.g. \"0 */5 * * * *\" (every five minutes)");
+            return null;
+        }
+        try {
+            return Schedule.of(cron, zone, misfire);
+        } catch (IllegalArgumentException e) {
+            b.error(e.getMessage().startsWith("unknown time zone") ? "timezone" : "schedule", e.getMessage());
+            return null;
+        }
     }
 
     static JsonObject json(Trigger t, boolean withSecret) {
@@ -173,6 +206,10 @@ public class TriggersResource {
                 .add("updatedAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.updatedAt()));
         t.scriptId().ifPresent(s -> json.add("scriptId", s.toString()));
         t.maxAttempts().ifPresent(m -> json.add("maxAttempts", m));
+        t.schedule().ifPresent(s -> json.add("schedule", s.cron()).add("timezone", s.timezone())
+                .add("misfire", s.misfire().wire()));
+        t.nextFireAt().ifPresent(n -> json.add("nextFireAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(n)));
+        t.lastFiredAt().ifPresent(n -> json.add("lastFiredAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(n)));
         if (withSecret) {
             t.secret().ifPresent(s -> json.add("secret", s));
         }

@@ -5,6 +5,7 @@ import dev.triggeroutbox.outbox.entity.ScriptId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.triggers.entity.TargetType;
+import dev.triggeroutbox.triggers.entity.Schedule;
 import dev.triggeroutbox.triggers.entity.Trigger;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
@@ -27,6 +28,19 @@ public class Triggers {
         trigger.change(kind, type, target, script, maxAttempts, enabled);
         em.persist(trigger);
         return trigger;
+    }
+
+    /**
+     * Sets a trigger's schedule. When it changes, or a disabled cron trigger is enabled again, the
+     * next fire is computed afresh from now (fires missed meanwhile are not made up).
+     */
+    public void schedule(Trigger trigger, Schedule schedule, boolean wasEnabled) {
+        boolean changed = trigger.reschedule(schedule);
+        if (changed || (trigger.enabled() && !wasEnabled)) {
+            em.createNativeQuery("UPDATE triggers SET next_fire_at = NULL WHERE id = ?1")
+                    .setParameter(1, trigger.id().value())
+                    .executeUpdate();
+        }
     }
 
     public Optional<Trigger> find(AppId app, TriggerId id) {

@@ -10,6 +10,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -47,6 +48,22 @@ public class Trigger {
 
     @Column(name = "enabled", nullable = false)
     private boolean enabled;
+
+    @Column(name = "schedule")
+    private String schedule;
+
+    @Column(name = "timezone")
+    private String timezone;
+
+    @Column(name = "misfire")
+    private String misfire;
+
+    /** Written only by the firing statement (CronFires), never by JPA: see V4. */
+    @Column(name = "next_fire_at", insertable = false, updatable = false)
+    private OffsetDateTime nextFireAt;
+
+    @Column(name = "last_fired_at", insertable = false, updatable = false)
+    private OffsetDateTime lastFiredAt;
 
     @Column(name = "created_at", nullable = false, updatable = false)
     private OffsetDateTime createdAt;
@@ -101,6 +118,35 @@ public class Trigger {
 
     public Optional<Integer> maxAttempts() {
         return Optional.ofNullable(maxAttempts);
+    }
+
+    /** The schedule of a cron trigger. */
+    public Optional<Schedule> schedule() {
+        if (schedule == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new Schedule(schedule, timezone, Schedule.Misfire.fromWire(misfire).orElse(Schedule.Misfire.FIRE_ONCE)));
+    }
+
+    /** When a cron trigger fires next, once the firing pass has computed it. */
+    public Optional<OffsetDateTime> nextFireAt() {
+        return Optional.ofNullable(nextFireAt);
+    }
+
+    public Optional<OffsetDateTime> lastFiredAt() {
+        return Optional.ofNullable(lastFiredAt);
+    }
+
+    /** Sets or clears the schedule; returns whether when it fires changed. */
+    public boolean reschedule(Schedule newSchedule) {
+        String cron = newSchedule == null ? null : newSchedule.cron();
+        String zone = newSchedule == null ? null : newSchedule.timezone();
+        boolean changed = !Objects.equals(cron, schedule) || !Objects.equals(zone, timezone);
+        this.schedule = cron;
+        this.timezone = zone;
+        this.misfire = newSchedule == null ? null : newSchedule.misfire().wire();
+        touch();
+        return changed;
     }
 
     public boolean enabled() {
