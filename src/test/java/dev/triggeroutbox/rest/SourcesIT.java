@@ -158,7 +158,7 @@ class SourcesIT {
         record Case(String body, String field) {
         }
         for (Case c : List.of(
-                new Case("{\"sourceKind\":\"cron\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}", "schedule"),
+                new Case("{\"sourceKind\":\"cron\",\"timezone\":\"UTC\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}", "schedule"),
                 new Case("{\"sourceKind\":\"cron\",\"schedule\":\"61 * * * *\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}", "schedule"),
                 new Case("{\"sourceKind\":\"cron\",\"schedule\":\"0 0 30 2 *\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}", "schedule"),
                 new Case("{\"sourceKind\":\"cron\",\"schedule\":\"@daily\",\"timezone\":\"Mars/Base\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}", "timezone"),

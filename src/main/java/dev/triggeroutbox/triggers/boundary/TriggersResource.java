@@ -167,7 +167,7 @@ public class TriggersResource {
         return new Definition(kind, type, where, script, maxAttempts, enabled == null || enabled, schedule);
     }
 
-    /** A cron trigger must have a schedule; other kinds must not. */
+    /** Only cron triggers have a schedule (and may go without one). */
     private static Schedule schedule(JsonBody b, SourceKind kind) {
         String cron = b.string("schedule", false);
         String zone = b.string("timezone", false);
@@ -182,7 +182,10 @@ public class TriggersResource {
             return null;
         }
         if (cron == null) {
-            b.error("schedule", "is required for sourceKind cron, e.g. \"0 */5 * * * *\" (every five minutes)");
+            // a cron trigger without a schedule never fires by itself; it hears cron events published to it
+            if (zone != null || misfire != null) {
+                b.error("schedule", "is required with timezone or misfire, e.g. \"0 */5 * * * *\" (every five minutes)");
+            }
             return null;
         }
         try {

@@ -2,7 +2,7 @@ package dev.triggeroutbox.console.control;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import jakarta.json.Json;
+import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.util.ArrayList;
@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class LineageTest {
 
     private static JsonObject row(String id, String parent, int depth, String status) {
-        JsonObjectBuilder b = Json.createObjectBuilder().add("id", id).add("triggerDepth", depth).add("status", status);
+        JsonObjectBuilder b = Jsons.object().add("id", id).add("triggerDepth", depth).add("status", status);
         if (parent == null) {
             b.addNull("parentId");
         } else {
