@@ -210,6 +210,24 @@ class WebhookIT {
     }
 
     @Test
+    void anInvokeRepeatedWithItsIdempotencyKeyWaitsForTheFirstAnswerInsteadOfDeliveringAgain() {
+        receiver.script("/once", n -> new Receiver.Answer(200, Map.of("Content-Type", "application/json"), "{\"call\":" + n + "}", 300));
+        String trigger = webhook("http", "/once", null).getString("id");
+        String path = "apps/" + app + "/triggers/" + trigger + "/invoke";
+        Map<String, String> key = Map.of("Idempotency-Key", "invoke-" + UUID.randomUUID());
+        Api.Reply early = api.call(ADMIN, "POST", path + "?timeoutMs=0", "{\"payload\":{\"q\":1}}", key);
+        assertEquals(202, early.status(), early.toString());
+        Api.Reply again = api.call(ADMIN, "POST", path + "?timeoutMs=5000", "{\"payload\":{\"q\":1}}", key);
+        assertEquals(200, again.status(), again.toString());
+        assertEquals(1, again.object().getInt("call"), "the first request's answer");
+        assertEquals(1, receiver.at("/once").size(), "delivered once");
+        Api.Reply other = api.call(ADMIN, "POST", path + "?timeoutMs=0", "{\"payload\":{\"q\":2}}", key);
+        assertEquals(422, other.status(), "the key with another body: " + other);
+        assertTrue(other.isProblem(), other.toString());
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", app));
+    }
+
+    @Test
     void invokeAnswers202WithALocationWhenTheReplyIsLate() {
         receiver.script("/slow", n -> new Receiver.Answer(200, Map.of(), "{\"late\":true}", 500));
         String trigger = webhook("http", "/slow", null).getString("id");

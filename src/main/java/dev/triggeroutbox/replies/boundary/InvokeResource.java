@@ -1,12 +1,10 @@
 package dev.triggeroutbox.replies.boundary;
 
-import dev.triggeroutbox.rest.control.Jsons;
-import dev.triggeroutbox.outbox.boundary.Outbox;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
-import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.replies.control.InvokeRequests;
 import dev.triggeroutbox.replies.control.Replies;
 import dev.triggeroutbox.replies.control.ReplyAnswers;
 import dev.triggeroutbox.rest.control.ApiException;
@@ -19,6 +17,7 @@ import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -45,7 +44,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class InvokeResource {
 
     @Inject
-    Outbox outbox;
+    InvokeRequests requests;
 
     @Inject
     Triggers triggers;
@@ -73,7 +72,8 @@ public class InvokeResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response invoke(@PathParam("appId") String appId, @PathParam("triggerId") String triggerId,
-            @QueryParam("timeoutMs") String timeoutMs, JsonValue body) throws SQLException, InterruptedException {
+            @QueryParam("timeoutMs") String timeoutMs, @HeaderParam("Idempotency-Key") String key, JsonValue body)
+            throws SQLException, InterruptedException {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
         Callers.requireApp(caller, app);
         Trigger trigger = triggers.find(app, Callers.pathId(triggerId, TriggerId::parse, "trigger"))
@@ -87,17 +87,16 @@ public class InvokeResource {
             throw ApiException.unprocessable("trigger-disabled", "trigger " + triggerId + " is disabled");
         }
 
-        OutboxId replyTo = OutboxId.random();
-        OutboxId row = outbox.enqueue(NewOutboxRow.to(app, trigger.sourceKind(), trigger.id(), text)
-                .withScript(trigger.scriptId().orElse(null))
-                .withReplyTo(replyTo)
-                .withOrigin(Callers.name(caller)));
-        return replies.await(replyTo.value(), timeout)
+        // committed before the wait; a repeated Idempotency-Key waits for the first request's answer
+        InvokeRequests.Started started = requests.start(Callers.name(caller), key, uri.getPath(), String.valueOf(body),
+                NewOutboxRow.to(app, trigger.sourceKind(), trigger.id(), text)
+                        .withScript(trigger.scriptId().orElse(null))
+                        .withOrigin(Callers.name(caller)),
+                uri.getBaseUri());
+        return replies.await(started.replyId(), timeout)
                 .map(reply -> ReplyAnswers.of(reply, uri.getRequestUri().getRawPath()))
-                .orElseGet(() -> Response.accepted(Jsons.object()
-                                .add("id", row.toString()).add("replyId", replyTo.toString()).add("status", "pending").build())
-                        .location(uri.getBaseUriBuilder().path("replies").path(replyTo.toString()).build())
-                        .header("Outbox-Row-Id", row.toString())
+                .orElseGet(() -> Response.fromResponse(started.pending().toResponse())
+                        .header("Outbox-Row-Id", started.row().toString())
                         .header("Retry-After", "1")
                         .build());
     }
