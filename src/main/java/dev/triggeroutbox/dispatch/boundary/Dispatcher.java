@@ -5,6 +5,7 @@ import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
 import dev.triggeroutbox.dispatch.control.DrainLoop;
+import dev.triggeroutbox.dispatch.control.NodeHeartbeat;
 import dev.triggeroutbox.dispatch.control.OutageLog;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import jakarta.annotation.PostConstruct;
@@ -65,6 +66,9 @@ public class Dispatcher {
     @Inject
     IdempotencyKeys idempotencyKeys;
 
+    @Inject
+    NodeHeartbeat heartbeat;
+
     private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
     private Timer timer;
     private long lastPrune;
@@ -82,6 +86,11 @@ public class Dispatcher {
     @PreDestroy
     void stop() {
         drainLoop.pause();
+        try {
+            heartbeat.leave();
+        } catch (java.sql.SQLException | RuntimeException e) {
+            LOG.log(Level.FINE, "node not removed from dispatcher_nodes; it ages out", e);
+        }
         if (timer != null) {
             try {
                 timer.cancel();
@@ -104,6 +113,7 @@ public class Dispatcher {
                     drainLoop.resume();
                 }
             }
+            heartbeat.beat(paused);
             recoverLeasesNowAndThen();
             claims.pruneReplies(settings.replyRetentionMillis());
             pruneHistoryNowAndThen();

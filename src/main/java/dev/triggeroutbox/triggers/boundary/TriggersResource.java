@@ -160,7 +160,7 @@ public class TriggersResource {
         return new Definition(kind, type, where, script, maxAttempts, enabled == null || enabled);
     }
 
-    static JsonObject json(Trigger t, boolean withSecret) {
+    public static JsonObject json(Trigger t, boolean withSecret) {
         JsonObjectBuilder target = Jsons.object().add("type", t.targetType().wire())
                 .add(TargetRules.field(t.targetType()), t.target());
         JsonObjectBuilder json = Jsons.object()
