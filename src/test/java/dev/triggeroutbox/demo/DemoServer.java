@@ -64,6 +64,7 @@ public final class DemoServer {
                 ================================================================
                  Trigger Outbox is running
                    REST API   http://127.0.0.1:8080/outbox/api/v1
+                   console    http://127.0.0.1:8080/outbox/
                    sign in    %s / %s  (roles outbox-admin, outbox-producer)
                    demo app   %s
                    database   %s

@@ -27,6 +27,19 @@ public final class ItDatabase {
         }
     }
 
+    /** Writes test data the API has no call for (e.g. dead letters with chosen errors); returns the rows changed. */
+    public static int update(String sql, Object... args) {
+        try (Connection con = DriverManager.getConnection(System.getenv("DB_URL"), System.getenv("DB_USER"),
+                System.getenv("DB_PASSWORD")); PreparedStatement ps = con.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Rows anywhere (outbox, dead letters, history) of an app, and its triggers and idempotency keys. */
     public static long everythingOf(java.util.UUID app) {
         return count("""

@@ -1,20 +1,26 @@
 package dev.triggeroutbox.console.boundary;
 
-import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.console.control.Activity;
+import dev.triggeroutbox.console.control.AllTriggers;
+import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.console.control.DeadLetters;
+import dev.triggeroutbox.console.control.Nodes;
 import dev.triggeroutbox.console.control.Stats;
 import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
-import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
+import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.triggers.boundary.TriggersResource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonValue;
 import jakarta.transaction.Transactional;
-import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -25,23 +31,44 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
-import jakarta.ws.rs.core.UriInfo;
 import java.sql.SQLException;
+import java.util.List;
+import java.util.UUID;
 
-/** {@code /admin}: totals, dead letters (inspect, replay, discard) and the cluster-wide dispatcher switch. */
+/**
+ * {@code /admin}: what the ops console shows (totals, activity per minute, breakdowns, nodes,
+ * triggers of every app, a row's trail, the audit record) and the cluster-wide dispatcher switch.
+ * Dead letters have their own resource.
+ */
 @Path("admin")
 @RequestScoped
 @RolesAllowed(Callers.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
 public class AdminResource {
 
-    private static final int MAX_PAGE = 500;
+    /** The activity chart reaches back at most three hours (the history index is a BRIN on finish time). */
+    private static final int MAX_MINUTES = 180;
 
     @Inject
     Stats stats;
 
     @Inject
+    Activity activity;
+
+    @Inject
+    Nodes nodes;
+
+    @Inject
+    AllTriggers allTriggers;
+
+    @Inject
+    RowStatus rowStatus;
+
+    @Inject
     DeadLetters deadLetters;
+
+    @Inject
+    AuditLog audit;
 
     @Inject
     DispatcherSwitch dispatcherSwitch;
@@ -49,72 +76,89 @@ public class AdminResource {
     @Context
     SecurityContext caller;
 
-    @Context
-    UriInfo uri;
-
     @GET
     @Path("stats")
     public JsonObject stats() throws SQLException {
-        return stats.totals();
+        // the switch's state beside the totals, so the console shows pause or resume
+        return jakarta.json.Json.createObjectBuilder(stats.totals()).add("paused", dispatcherSwitch.paused()).build();
     }
 
     @GET
-    @Path("dead-letters")
-    public JsonObject deadLetters(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
+    @Path("activity")
+    public JsonObject activity(@QueryParam("minutes") String minutes) throws SQLException {
+        return activity.perMinute(AdminParams.bounded("minutes", minutes, 60, 1, MAX_MINUTES) - 1);
+    }
+
+    @GET
+    @Path("breakdown")
+    public JsonObject breakdown(@QueryParam("by") String by, @QueryParam("limit") String limit) throws SQLException {
+        Activity.By dimension = AdminParams.parse("by", by == null ? "sourceKind" : by, text -> switch (text) {
+            case "sourceKind" -> Activity.By.SOURCE_KIND;
+            case "appId" -> Activity.By.APP;
+            default -> throw new IllegalArgumentException(text);
+        }, "must be sourceKind or appId");
+        return activity.breakdown(dimension, AdminParams.limit(limit));
+    }
+
+    @GET
+    @Path("nodes")
+    public JsonObject nodes() throws SQLException {
+        return nodes.list();
+    }
+
+    @GET
+    @Path("triggers")
+    public JsonObject triggers(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
+            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
+        AllTriggers.Page page = allTriggers.page(AdminParams.app(appId), AdminParams.kind(sourceKind),
+                AdminParams.limit(limit), AdminParams.cursor(cursor));
+        JsonArrayBuilder items = Jsons.array();
+        page.items().forEach(t -> items.add(TriggersResource.json(t, false)));
+        JsonObjectBuilder json = Jsons.object().add("items", items);
+        return (page.next() == null ? json.addNull("nextCursor") : json.add("nextCursor", page.next().encode())).build();
+    }
+
+    /** Where a row stands, the dead letter in full when it is dead, and every admin action on it. */
+    @GET
+    @Path("rows/{id}")
+    public JsonObject row(@PathParam("id") String id) throws SQLException {
+        OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
+        JsonObject status = rowStatus.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id)).json();
+        JsonValue dead = "dead".equals(status.getString("status", ""))
+                ? deadLetters.find(row).map(JsonValue.class::cast).orElse(JsonValue.NULL) : JsonValue.NULL;
+        return Jsons.object().add("row", status).add("deadLetter", dead)
+                .add("audit", audit.page(null, row.value(), AdminParams.MAX_PAGE, null).getJsonArray("items")).build();
+    }
+
+    @GET
+    @Path("audit")
+    public JsonObject audit(@QueryParam("action") String action, @QueryParam("targetId") String targetId,
             @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) throws SQLException {
-        AppId app = appId == null ? null : query("appId", appId, AppId::parse, "must be a UUID");
-        SourceKind kind = sourceKind == null ? null : query("sourceKind", sourceKind,
-                w -> SourceKind.fromWire(w).orElseThrow(IllegalArgumentException::new), "must be one of " + SourceKind.wireNames());
-        int size = limit == null ? 50 : query("limit", limit, Integer::parseInt, "must be a whole number");
-        if (size < 1 || size > MAX_PAGE) {
-            throw ApiException.invalid("limit", "must be between 1 and " + MAX_PAGE);
+        if (action != null && action.length() > 100) {
+            throw ApiException.invalid("action", "must be at most 100 characters");
         }
-        DeadLetters.Cursor after = cursor == null ? null
-                : query("cursor", cursor, DeadLetters.Cursor::decode, "is not a cursor from a previous page");
-        return deadLetters.page(app, kind, size, after);
-    }
-
-    @POST
-    @Path("dead-letters/{id}/replay")
-    @Transactional(rollbackOn = Exception.class)
-    public Response replay(@PathParam("id") String id) throws SQLException {
-        OutboxId row = Callers.pathId(id, OutboxId::parse, "dead letter");
-        if (!deadLetters.replay(row, Callers.name(caller))) {
-            throw ApiException.notFound("dead letter " + id);
-        }
-        return Response.created(uri.getBaseUriBuilder().path("outbox").path(row.toString()).build())
-                .entity(Jsons.object().add("id", row.toString()).build()).build();
-    }
-
-    @DELETE
-    @Path("dead-letters/{id}")
-    @Transactional(rollbackOn = Exception.class)
-    public Response discard(@PathParam("id") String id) throws SQLException {
-        if (!deadLetters.discard(Callers.pathId(id, OutboxId::parse, "dead letter"))) {
-            throw ApiException.notFound("dead letter " + id);
-        }
-        return Response.noContent().build();
+        UUID target = AdminParams.parse("targetId", targetId, UUID::fromString, "must be a UUID");
+        Long before = AdminParams.parse("cursor", cursor, Long::parseLong, "is not a cursor from a previous page");
+        return audit.page(action, target, AdminParams.limit(limit), before);
     }
 
     @POST
     @Path("dispatcher/pause")
+    @Transactional(rollbackOn = Exception.class)
     public Response pause() throws SQLException {
-        dispatcherSwitch.set(true, Callers.name(caller));
-        return Response.noContent().build();
+        return dispatcher(true, AuditLog.PAUSE);
     }
 
     @POST
     @Path("dispatcher/resume")
+    @Transactional(rollbackOn = Exception.class)
     public Response resume() throws SQLException {
-        dispatcherSwitch.set(false, Callers.name(caller));
-        return Response.noContent().build();
+        return dispatcher(false, AuditLog.RESUME);
     }
 
-    private static <T> T query(String name, String value, java.util.function.Function<String, T> parse, String expected) {
-        try {
-            return parse.apply(value);
-        } catch (IllegalArgumentException | java.time.DateTimeException e) {
-            throw ApiException.invalid(name, expected);
-        }
+    private Response dispatcher(boolean paused, String action) throws SQLException {
+        dispatcherSwitch.set(paused, Callers.name(caller));
+        audit.record(Callers.name(caller), action, List.of(), null, 0);
+        return Response.noContent().build();
     }
 }

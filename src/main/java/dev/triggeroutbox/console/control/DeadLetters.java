@@ -1,77 +1,54 @@
 package dev.triggeroutbox.console.control;
 
-import dev.triggeroutbox.rest.control.Jsons;
-import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.transaction.Transactional;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.Base64;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 
-/** Dead letters for the admin API: pages newest first, replay back into the outbox, discard. */
+/** Dead letters for the admin API: pages newest first, one in full, replay (one or all that match), discard. */
 @ApplicationScoped
 public class DeadLetters {
 
-    /** Where a page starts: after this (dead_at, id), in descending order. */
-    public record Cursor(OffsetDateTime deadAt, UUID id) {
-        public String encode() {
-            return Base64.getUrlEncoder().withoutPadding()
-                    .encodeToString((deadAt.toString() + "|" + id).getBytes(StandardCharsets.UTF_8));
-        }
-
-        /** Throws IllegalArgumentException for anything that is not a cursor this API handed out. */
-        public static Cursor decode(String text) {
-            try {
-                String[] parts = new String(Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8).split("\\|");
-                return new Cursor(OffsetDateTime.parse(parts[0]), UUID.fromString(parts[1]));
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException("not a cursor", e);
-            }
-        }
+    /** What a bulk replay did: the rows now back in the outbox, and whether more still match. */
+    public record Replayed(List<UUID> ids, boolean more) {
     }
 
     @Inject
     DataSource dataSource;
 
-    public JsonObject page(AppId app, SourceKind kind, int limit, Cursor after) throws SQLException {
+    public JsonObject page(DeadLetterFilter filter, int limit, PageCursor after) throws SQLException {
         String sql = """
                 SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth, attempt_count,
                        last_error, created_at, dead_at, payload::text AS payload
                 FROM dead_letters
-                WHERE (?::uuid IS NULL OR app_id = ?::uuid)                           -- 1, 2: app filter
-                  AND (?::text IS NULL OR source_kind = ?::text)                      -- 3, 4: kind filter
-                  AND (?::timestamptz IS NULL OR (dead_at, id) < (?::timestamptz, ?::uuid))  -- 5..7: cursor
+                WHERE %s                                                              -- 1..6: filter
+                  AND (?::timestamptz IS NULL OR (dead_at, id) < (?::timestamptz, ?::uuid))  -- 7..9: cursor
                 ORDER BY dead_at DESC, id DESC
-                LIMIT ?                                                               -- 8: page size + 1
-                """;
+                LIMIT ?                                                               -- 10: page size + 1
+                """.formatted(DeadLetterFilter.WHERE);
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            UUID appId = app == null ? null : app.value();
-            String wire = kind == null ? null : kind.wire();
-            ps.setObject(1, appId, Types.OTHER);
-            ps.setObject(2, appId, Types.OTHER);
-            ps.setString(3, wire);
-            ps.setString(4, wire);
-            ps.setObject(5, after == null ? null : after.deadAt(), Types.TIMESTAMP_WITH_TIMEZONE);
-            ps.setObject(6, after == null ? null : after.deadAt(), Types.TIMESTAMP_WITH_TIMEZONE);
-            ps.setObject(7, after == null ? null : after.id(), Types.OTHER);
-            ps.setInt(8, limit + 1);
+            int i = filter.bind(ps, 1);
+            ps.setObject(i, after == null ? null : after.at(), Types.TIMESTAMP_WITH_TIMEZONE);
+            ps.setObject(i + 1, after == null ? null : after.at(), Types.TIMESTAMP_WITH_TIMEZONE);
+            ps.setObject(i + 2, after == null ? null : after.id(), Types.OTHER);
+            ps.setInt(i + 3, limit + 1);
             JsonArrayBuilder items = Jsons.array();
-            Cursor last = null;
+            PageCursor last = null;
             boolean more = false;
             try (ResultSet rs = ps.executeQuery()) {
                 for (int n = 0; rs.next(); n++) {
@@ -79,22 +56,48 @@ public class DeadLetters {
                         more = true; // the extra row only says that another page exists
                         break;
                     }
-                    OffsetDateTime deadAt = rs.getObject("dead_at", OffsetDateTime.class);
-                    items.add(json(rs, deadAt));
-                    last = new Cursor(deadAt, rs.getObject("id", UUID.class));
+                    items.add(summary(rs).build());
+                    last = new PageCursor(rs.getObject("dead_at", OffsetDateTime.class), rs.getObject("id", UUID.class));
                 }
             }
             JsonObjectBuilder page = Jsons.object().add("items", items);
-            if (more) {
-                page.add("nextCursor", last.encode());
-            } else {
-                page.addNull("nextCursor");
-            }
-            return page.build();
+            return ConsoleJson.add(page, "nextCursor", more ? last.encode() : null).build();
         }
     }
 
-    private static JsonObject json(ResultSet rs, OffsetDateTime deadAt) throws SQLException {
+    /** One dead letter with everything kept about it, and its trigger's target when the trigger still exists. */
+    public Optional<JsonObject> find(OutboxId id) throws SQLException {
+        String sql = """
+                SELECT d.id, d.app_id, d.source_kind, d.trigger_id, d.root_execution_id, d.trigger_depth,
+                       d.attempt_count, d.last_error, d.created_at, d.dead_at, d.payload::text AS payload,
+                       d.script_id, d.reply_to, d.origin_principal, d.dead_by,
+                       t.target_type, t.target, t.enabled AS trigger_enabled
+                FROM dead_letters d LEFT JOIN triggers t ON t.id = d.trigger_id AND t.app_id = d.app_id
+                WHERE d.id = ?                                                        -- 1
+                """;
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setObject(1, id.value());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                JsonObjectBuilder json = summary(rs);
+                ConsoleJson.add(json, "scriptId", rs.getObject("script_id", UUID.class));
+                ConsoleJson.add(json, "replyTo", rs.getObject("reply_to", UUID.class));
+                ConsoleJson.add(json, "originPrincipal", rs.getString("origin_principal"));
+                ConsoleJson.add(json, "deadBy", rs.getString("dead_by"));
+                if (rs.getString("target_type") == null) {
+                    json.addNull("trigger");
+                } else {
+                    json.add("trigger", Jsons.object().add("targetType", rs.getString("target_type"))
+                            .add("target", rs.getString("target")).add("enabled", rs.getBoolean("trigger_enabled")));
+                }
+                return Optional.of(json.build());
+            }
+        }
+    }
+
+    private static JsonObjectBuilder summary(ResultSet rs) throws SQLException {
         JsonObjectBuilder json = Jsons.object()
                 .add("id", rs.getObject("id", UUID.class).toString())
                 .add("appId", rs.getObject("app_id", UUID.class).toString())
@@ -102,57 +105,87 @@ public class DeadLetters {
                 .add("attemptCount", rs.getInt("attempt_count"))
                 .add("triggerDepth", rs.getInt("trigger_depth"))
                 .add("lastError", rs.getString("last_error"))
-                .add("createdAt", utc(rs.getObject("created_at", OffsetDateTime.class)))
-                .add("deadAt", utc(deadAt));
-        UUID trigger = rs.getObject("trigger_id", UUID.class);
-        UUID root = rs.getObject("root_execution_id", UUID.class);
-        if (trigger == null) {
-            json.addNull("triggerId");
-        } else {
-            json.add("triggerId", trigger.toString());
-        }
-        if (root == null) {
-            json.addNull("rootExecutionId");
-        } else {
-            json.add("rootExecutionId", root.toString());
-        }
-        json.add("payload", Jsons.reader(rs.getString("payload")).readValue());
-        return json.build();
+                .add("createdAt", ConsoleJson.utc(rs.getObject("created_at", OffsetDateTime.class)))
+                .add("deadAt", ConsoleJson.utc(rs.getObject("dead_at", OffsetDateTime.class)));
+        ConsoleJson.add(json, "triggerId", rs.getObject("trigger_id", UUID.class));
+        ConsoleJson.add(json, "rootExecutionId", rs.getObject("root_execution_id", UUID.class));
+        return json.add("payload", Jsons.reader(rs.getString("payload")).readValue());
     }
 
-    private static String utc(OffsetDateTime t) {
-        return DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.withOffsetSameInstant(ZoneOffset.UTC));
-    }
+    /** Moves dead letters back into the outbox under their own ids, due now, attempts reset. */
+    private static final String REVIVE = """
+            INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
+                                origin_principal, trigger_depth, root_execution_id, parent_id, last_error)
+            SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
+                   origin_principal, trigger_depth, root_execution_id, parent_id,
+                   'replayed by ' || ? || ' after: ' || last_error                  -- admin
+            FROM revived
+            RETURNING id
+            """;
 
-    /**
-     * Puts a dead letter back into the outbox under its own id, due now, with its attempts reset.
-     * Returns false when there is no such dead letter.
-     */
+    /** Puts one dead letter back into the outbox; false when there is no such dead letter. */
     @Transactional(Transactional.TxType.REQUIRED)
     public boolean replay(OutboxId id, String by) throws SQLException {
         String sql = """
                 WITH revived AS (
-                    DELETE FROM dead_letters WHERE id = ?                         -- 1
+                    DELETE FROM dead_letters WHERE id = ?                             -- 1
                     RETURNING *
                 )
-                INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
-                                    origin_principal, trigger_depth, root_execution_id, parent_id, last_error)
-                SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
-                       origin_principal, trigger_depth, root_execution_id, parent_id,
-                       'replayed by ' || ? || ' after: ' || last_error             -- 2: admin
-                FROM revived
-                """;
+                """ + REVIVE;                                                         // 2: admin
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setObject(1, id.value());
             ps.setString(2, by);
-            return ps.executeUpdate() == 1;
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    /**
+     * Puts up to {@code limit} dead letters that match back into the outbox, oldest first, in one
+     * statement; dead letters another admin is replaying or discarding right now are skipped.
+     */
+    @Transactional(Transactional.TxType.REQUIRED)
+    public Replayed replayMatching(DeadLetterFilter filter, int limit, String by) throws SQLException {
+        String sql = """
+                WITH picked AS (
+                    SELECT id FROM dead_letters
+                    WHERE %s                                                          -- 1..6: filter
+                    ORDER BY dead_at, id
+                    LIMIT ?                                                           -- 7
+                    FOR UPDATE SKIP LOCKED
+                ), revived AS (
+                    DELETE FROM dead_letters d USING picked WHERE d.id = picked.id
+                    RETURNING d.*
+                )
+                """.formatted(DeadLetterFilter.WHERE) + REVIVE;                       // 8: admin
+        List<UUID> ids = new ArrayList<>();
+        try (Connection con = dataSource.getConnection()) {
+            try (PreparedStatement ps = con.prepareStatement(sql)) {
+                int i = filter.bind(ps, 1);
+                ps.setInt(i, limit);
+                ps.setString(i + 1, by);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getObject(1, UUID.class));
+                    }
+                }
+            }
+            try (PreparedStatement ps = con.prepareStatement(
+                    "SELECT EXISTS (SELECT 1 FROM dead_letters WHERE " + DeadLetterFilter.WHERE + ")")) { // 1..6
+                filter.bind(ps, 1);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return new Replayed(ids, rs.getBoolean(1));
+                }
+            }
         }
     }
 
     @Transactional(Transactional.TxType.REQUIRED)
     public boolean discard(OutboxId id) throws SQLException {
         try (Connection con = dataSource.getConnection();
-                PreparedStatement ps = con.prepareStatement("DELETE FROM dead_letters WHERE id = ?")) {
+                PreparedStatement ps = con.prepareStatement("DELETE FROM dead_letters WHERE id = ?")) { // 1
             ps.setObject(1, id.value());
             return ps.executeUpdate() == 1;
         }

@@ -5,6 +5,7 @@ import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
 import dev.triggeroutbox.dispatch.control.DrainLoop;
+import dev.triggeroutbox.dispatch.control.NodeHeartbeat;
 import dev.triggeroutbox.dispatch.control.OutageLog;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.triggers.control.CronFires;
@@ -74,6 +75,9 @@ public class Dispatcher {
     @ConfigProperty(name = "outbox.cron.enabled", defaultValue = "true")
     boolean cronEnabled;
 
+    @Inject
+    NodeHeartbeat heartbeat;
+
     private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
     private Timer timer;
     private long lastPrune;
@@ -95,6 +99,11 @@ public class Dispatcher {
     @PreDestroy
     void stop() {
         drainLoop.pause();
+        try {
+            heartbeat.leave();
+        } catch (java.sql.SQLException | RuntimeException e) {
+            LOG.log(Level.FINE, "node not removed from dispatcher_nodes; it ages out", e);
+        }
         if (timer != null) {
             try {
                 timer.cancel();
@@ -111,6 +120,10 @@ public class Dispatcher {
         try {
             if (dispatching) {
                 followTheSwitch();
+            }
+            // a node that does not dispatch shows as paused
+            heartbeat.beat(!dispatching || drainLoop.paused());
+            if (dispatching) {
                 recoverLeasesNowAndThen();
             }
             if (cronEnabled) {

@@ -103,6 +103,11 @@ public class DispatchCycle {
         finisher.shutdown();
     }
 
+    /** Deliveries running on this node now (each holds a permit until it ends); for the node heartbeat. */
+    public int inFlight() {
+        return Math.max(0, settings.concurrency() - permits.availablePermits());
+    }
+
     /** Runs one cycle as this node. */
     public Claimed runOnce() throws SQLException, InterruptedException {
         return runOnce(settings.nodeName());

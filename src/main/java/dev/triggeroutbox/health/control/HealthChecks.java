@@ -22,7 +22,7 @@ import javax.sql.DataSource;
 public class HealthChecks {
 
     /** The newest migration in db/migration; readiness requires the database to have it. */
-    static final int SCHEMA_VERSION = 4;
+    static final int SCHEMA_VERSION = 5;
     /** Missed ticks before the dispatcher counts as stalled. */
     static final int STALLED_AFTER_TICKS = 5;
 
@@ -61,14 +61,19 @@ public class HealthChecks {
     }
 
     public Check dispatcher() {
+        return dispatcher(settings.enabled(), counters.lastTickMillis(), System.currentTimeMillis(),
+                settings.pollIntervalMillis());
+    }
+
+    /** Liveness from the last tick: DOWN before the first tick and after {@link #STALLED_AFTER_TICKS} missed polls. */
+    static Check dispatcher(boolean enabled, long lastTickMillis, long nowMillis, long pollIntervalMillis) {
         JsonObjectBuilder data = Jsons.object(); // no node name: this answer is public
-        if (!settings.enabled()) {
+        if (!enabled) {
             return new Check("dispatcher", true, data.add("enabled", false).build());
         }
-        long last = counters.lastTickMillis();
-        long age = last == 0 ? -1 : System.currentTimeMillis() - last;
-        boolean ticking = last != 0 && age <= STALLED_AFTER_TICKS * settings.pollIntervalMillis() + 1_000;
-        data.add("enabled", true).add("lastTickAgeMillis", age).add("pollIntervalMillis", settings.pollIntervalMillis());
+        long age = lastTickMillis == 0 ? -1 : nowMillis - lastTickMillis;
+        boolean ticking = lastTickMillis != 0 && age <= STALLED_AFTER_TICKS * pollIntervalMillis + 1_000;
+        data.add("enabled", true).add("lastTickAgeMillis", age).add("pollIntervalMillis", pollIntervalMillis);
         return new Check("dispatcher", ticking, data.build());
     }
 }

@@ -196,7 +196,7 @@ public class TriggersResource {
         }
     }
 
-    static JsonObject json(Trigger t, boolean withSecret) {
+    public static JsonObject json(Trigger t, boolean withSecret) {
         JsonObjectBuilder target = Jsons.object().add("type", t.targetType().wire())
                 .add(TargetRules.field(t.targetType()), t.target());
         JsonObjectBuilder json = Jsons.object()

@@ -1,0 +1,128 @@
+package dev.triggeroutbox.console.boundary;
+
+import dev.triggeroutbox.console.control.AuditLog;
+import dev.triggeroutbox.console.control.DeadLetterFilter;
+import dev.triggeroutbox.console.control.DeadLetters;
+import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.rest.control.Callers;
+import dev.triggeroutbox.rest.control.JsonBody;
+import dev.triggeroutbox.rest.control.Jsons;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.transaction.Transactional;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.core.UriInfo;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code /admin/dead-letters}: browse (filter by app, source kind, error text; cursor pages), read
+ * one, replay one or every one that matches a filter, discard. Each change is audited in its own
+ * transaction.
+ */
+@Path("admin/dead-letters")
+@RequestScoped
+@RolesAllowed(Callers.ADMIN)
+@Produces(MediaType.APPLICATION_JSON)
+public class DeadLettersResource {
+
+    /** The most rows one bulk replay moves; a caller replays more by calling again while {@code more}. */
+    static final int MAX_BULK = 1_000;
+    private static final Set<String> BULK_FIELDS = Set.of("appId", "sourceKind", "error", "all", "limit");
+
+    @Inject
+    DeadLetters deadLetters;
+
+    @Inject
+    AuditLog audit;
+
+    @Context
+    SecurityContext caller;
+
+    @Context
+    UriInfo uri;
+
+    @GET
+    public JsonObject list(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
+            @QueryParam("error") String error, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor)
+            throws SQLException {
+        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error);
+        return deadLetters.page(filter, AdminParams.limit(limit), AdminParams.cursor(cursor));
+    }
+
+    @GET
+    @Path("{id}")
+    public JsonObject get(@PathParam("id") String id) throws SQLException {
+        return deadLetters.find(Callers.pathId(id, OutboxId::parse, "dead letter"))
+                .orElseThrow(() -> ApiException.notFound("dead letter " + id));
+    }
+
+    @POST
+    @Path("{id}/replay")
+    @Transactional(rollbackOn = Exception.class)
+    public Response replay(@PathParam("id") String id) throws SQLException {
+        OutboxId row = Callers.pathId(id, OutboxId::parse, "dead letter");
+        if (!deadLetters.replay(row, Callers.name(caller))) {
+            throw ApiException.notFound("dead letter " + id);
+        }
+        audit.record(Callers.name(caller), AuditLog.REPLAY, List.of(row.value()), null, 1);
+        return Response.created(uri.getBaseUriBuilder().path("outbox").path(row.toString()).build())
+                .entity(Jsons.object().add("id", row.toString()).build()).build();
+    }
+
+    /**
+     * Replays up to {@code limit} (at most {@link #MAX_BULK}) dead letters matching the filter, oldest
+     * first. An empty filter must say {@code "all": true}, so nobody replays everything by accident.
+     */
+    @POST
+    @Path("replay")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Transactional(rollbackOn = Exception.class)
+    public JsonObject replayMatching(JsonValue body) throws SQLException {
+        JsonBody b = JsonBody.of(body, BULK_FIELDS);
+        String appId = b.string("appId", false);
+        String sourceKind = b.string("sourceKind", false);
+        String error = b.string("error", false);
+        Boolean all = b.bool("all", false);
+        Integer limit = b.integer("limit", false, 1, MAX_BULK);
+        b.validate();
+        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error);
+        if (filter.isEmpty() && !Boolean.TRUE.equals(all)) {
+            throw ApiException.invalid("all", "must be true to replay without a filter (appId, sourceKind or error)");
+        }
+        DeadLetters.Replayed done = deadLetters.replayMatching(filter, limit == null ? MAX_BULK : limit, Callers.name(caller));
+        audit.record(Callers.name(caller), AuditLog.BULK_REPLAY, done.ids(), filter.json(), done.ids().size());
+        JsonArrayBuilder ids = Jsons.array();
+        done.ids().forEach(id -> ids.add(id.toString()));
+        return Jsons.object().add("replayed", done.ids().size()).add("more", done.more()).add("ids", ids).build();
+    }
+
+    @DELETE
+    @Path("{id}")
+    @Transactional(rollbackOn = Exception.class)
+    public Response discard(@PathParam("id") String id) throws SQLException {
+        OutboxId row = Callers.pathId(id, OutboxId::parse, "dead letter");
+        if (!deadLetters.discard(row)) {
+            throw ApiException.notFound("dead letter " + id);
+        }
+        audit.record(Callers.name(caller), AuditLog.DISCARD, List.of(row.value()), null, 1);
+        return Response.noContent().build();
+    }
+}

@@ -1,0 +1,114 @@
+package dev.triggeroutbox.console.control;
+
+import dev.triggeroutbox.rest.control.Jsons;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.transaction.Transactional;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The record of admin actions ({@code admin_audit}): written in the caller's transaction, so an
+ * action that rolls back leaves no record, and read newest first in pages.
+ */
+@ApplicationScoped
+public class AuditLog {
+
+    /** Action names as stored and as {@code GET /admin/audit?action=} filters them. */
+    public static final String REPLAY = "dead-letter.replay";
+    public static final String BULK_REPLAY = "dead-letters.bulk-replay";
+    public static final String DISCARD = "dead-letter.discard";
+    public static final String PAUSE = "dispatcher.pause";
+    public static final String RESUME = "dispatcher.resume";
+    public static final String TRIGGER_CREATE = "trigger.create";
+    public static final String TRIGGER_REPLACE = "trigger.replace";
+    public static final String TRIGGER_DELETE = "trigger.delete";
+
+    @Inject
+    DataSource dataSource;
+
+    @Transactional(Transactional.TxType.REQUIRED)
+    public void record(String principal, String action, List<UUID> targets, JsonObject filter, int affected)
+            throws SQLException {
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
+                INSERT INTO admin_audit (principal, action, target_ids, filter, affected)
+                VALUES (?, ?, ?, ?::jsonb, ?)                  -- 1 who, 2 what, 3 ids, 4 filter, 5 count
+                """)) {
+            Array ids = con.createArrayOf("uuid", targets.toArray());
+            ps.setString(1, principal);
+            ps.setString(2, action);
+            ps.setArray(3, ids);
+            ps.setString(4, filter == null ? null : filter.toString());
+            ps.setInt(5, affected);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Newest first; {@code before} is the id where the previous page ended. */
+    public JsonObject page(String action, UUID target, int limit, Long before) throws SQLException {
+        String sql = """
+                SELECT id, at, principal, action, target_ids, filter::text AS filter, affected
+                FROM admin_audit
+                WHERE (?::text IS NULL OR action = ?::text)                          -- 1, 2
+                  AND (?::uuid IS NULL OR target_ids @> ARRAY[?::uuid])              -- 3, 4
+                  AND (?::bigint IS NULL OR id < ?::bigint)                          -- 5, 6: cursor
+                ORDER BY id DESC
+                LIMIT ?                                                              -- 7: page size + 1
+                """;
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setString(1, action);
+            ps.setString(2, action);
+            ps.setObject(3, target, Types.OTHER);
+            ps.setObject(4, target, Types.OTHER);
+            ps.setObject(5, before, Types.BIGINT);
+            ps.setObject(6, before, Types.BIGINT);
+            ps.setInt(7, limit + 1);
+            JsonArrayBuilder items = Jsons.array();
+            long last = 0;
+            boolean more = false;
+            try (ResultSet rs = ps.executeQuery()) {
+                for (int n = 0; rs.next(); n++) {
+                    if (n == limit) {
+                        more = true;
+                        break;
+                    }
+                    last = rs.getLong("id");
+                    items.add(json(rs));
+                }
+            }
+            return ConsoleJson.add(Jsons.object().add("items", items), "nextCursor", more ? Long.toString(last) : null).build();
+        }
+    }
+
+    private static JsonObject json(ResultSet rs) throws SQLException {
+        JsonArrayBuilder ids = Jsons.array();
+        for (Object id : (Object[]) rs.getArray("target_ids").getArray()) {
+            ids.add(id.toString());
+        }
+        JsonObjectBuilder json = Jsons.object()
+                .add("id", rs.getLong("id"))
+                .add("at", ConsoleJson.utc(rs.getObject("at", OffsetDateTime.class)))
+                .add("principal", rs.getString("principal"))
+                .add("action", rs.getString("action"))
+                .add("targetIds", ids)
+                .add("affected", rs.getInt("affected"));
+        String filter = rs.getString("filter");
+        if (filter == null) {
+            json.addNull("filter");
+        } else {
+            json.add("filter", Jsons.reader(filter).readObject());
+        }
+        return json.build();
+    }
+}

@@ -1,0 +1,31 @@
+package dev.triggeroutbox.console.control;
+
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.util.Base64;
+import java.util.UUID;
+
+/**
+ * Where the next page of a newest-first list starts: after this (time, id). Opaque to callers
+ * (base64url), so the ordering columns can change without breaking clients that only pass it back.
+ */
+public record PageCursor(OffsetDateTime at, UUID id) {
+
+    public String encode() {
+        return Base64.getUrlEncoder().withoutPadding()
+                .encodeToString((at.toString() + "|" + id).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Throws IllegalArgumentException for anything that is not a cursor this API handed out. */
+    public static PageCursor decode(String text) {
+        try {
+            String[] parts = new String(Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8).split("\\|");
+            if (parts.length != 2) {
+                throw new IllegalArgumentException("not a cursor");
+            }
+            return new PageCursor(OffsetDateTime.parse(parts[0]), UUID.fromString(parts[1]));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("not a cursor", e);
+        }
+    }
+}

@@ -1,0 +1,387 @@
+package dev.triggeroutbox.console;
+
+import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static dev.triggeroutbox.support.ItUsers.APP_A;
+import static dev.triggeroutbox.support.ItUsers.NOBODY;
+import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.rest.Api;
+import dev.triggeroutbox.rest.ItDatabase;
+import jakarta.json.JsonObject;
+import java.net.URL;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The admin API behind the console, as a client sees it: dead letters paged and filtered, one read
+ * in full, bulk replay, the audit record, nodes, activity, breakdowns, triggers of every app and a
+ * row's trail. Each test works in an app of its own (dead letters written straight into the
+ * database with chosen errors), so other tests' rows never change what it counts.
+ */
+@ExtendWith(ArquillianExtension.class)
+class AdminApiIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.outboxWithTestHandlers();
+    }
+
+    @ArquillianResource
+    URL base;
+
+    private Api api;
+
+    @BeforeEach
+    void client() {
+        api = new Api(base);
+    }
+
+    @AfterEach
+    void close() {
+        api.close();
+    }
+
+    /** A dead letter of the app, dead {@code minutesAgo} minutes ago, with the given kind and error. */
+    private static UUID deadLetter(UUID app, String kind, String error, int minutesAgo, UUID trigger) {
+        UUID id = UUID.randomUUID();
+        ItDatabase.update("""
+                INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, payload, trigger_depth, attempt_count,
+                                          last_error, created_at, dead_at, origin_principal, dead_by)
+                VALUES (?, ?, ?, ?, '{"n":1}', 0, 3, ?, now() - interval '2 hours', now() - make_interval(mins => ?),
+                        'it-producer', 'it-node')""", id, app, kind, trigger, error, minutesAgo);
+        return id;
+    }
+
+    private String trigger(UUID app, String kind, String handler) {
+        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers",
+                "{\"sourceKind\":\"%s\",\"target\":{\"type\":\"handler\",\"name\":\"%s\"}}".formatted(kind, handler));
+        assertEquals(201, r.status(), r.toString());
+        return r.object().getString("id");
+    }
+
+    private List<String> ids(String path) {
+        List<String> all = new ArrayList<>();
+        String cursor = null;
+        do {
+            Api.Reply page = api.get(ADMIN, path + (cursor == null ? "" : "&cursor=" + cursor));
+            assertEquals(200, page.status(), page.toString());
+            page.object().getJsonArray("items").getValuesAs(JsonObject.class).forEach(d -> all.add(d.getString("id")));
+            cursor = page.object().isNull("nextCursor") ? null : page.object().getString("nextCursor");
+        } while (cursor != null);
+        return all;
+    }
+
+    private static String q(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void deadLettersArePagedNewestFirstAndFilteredByAppKindAndErrorText() {
+        UUID app = UUID.randomUUID();
+        List<UUID> newestFirst = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            newestFirst.add(0, deadLetter(app, i % 2 == 0 ? "kv" : "docs", "HTTP 503 from target, try " + i, 30 - i, null));
+        }
+        UUID odd = deadLetter(app, "kv", "timeout 100% of the time_", 40, null);
+
+        // pages of 3 walk every dead letter of the app once, newest first
+        List<String> paged = ids("admin/dead-letters?appId=" + app + "&limit=3");
+        List<String> expected = new ArrayList<>(newestFirst.stream().map(UUID::toString).toList());
+        expected.add(odd.toString());
+        assertEquals(expected, paged);
+        Api.Reply first = api.get(ADMIN, "admin/dead-letters?appId=" + app + "&limit=3");
+        assertEquals(3, first.object().getJsonArray("items").size());
+        assertFalse(first.object().isNull("nextCursor"));
+
+        assertEquals(5, ids("admin/dead-letters?appId=" + app + "&sourceKind=kv&limit=2").size());
+        assertEquals(List.of(newestFirst.get(6 - 3).toString()), ids("admin/dead-letters?appId=" + app + "&error=" + q("try 3")));
+        assertEquals(7, ids("admin/dead-letters?appId=" + app + "&error=" + q("http 503")).size(), "case-insensitive");
+        // % and _ are taken literally, not as LIKE wildcards
+        assertEquals(List.of(odd.toString()), ids("admin/dead-letters?appId=" + app + "&error=" + q("100% of the time_")));
+        assertEquals(List.of(), ids("admin/dead-letters?appId=" + app + "&error=" + q("1_0")));
+        assertEquals(List.of(), ids("admin/dead-letters?appId=" + app + "&sourceKind=http"));
+
+        for (String bad : List.of("limit=0", "limit=501", "limit=x", "appId=nope", "sourceKind=smtp", "cursor=bm9wZQ",
+                "error=" + "x".repeat(201), "error=")) {
+            Api.Reply r = api.get(ADMIN, "admin/dead-letters?" + bad);
+            assertEquals(400, r.status(), bad + " -> " + r);
+            assertTrue(r.isProblem(), r.toString());
+        }
+    }
+
+    @Test
+    void oneDeadLetterInFull() {
+        UUID app = UUID.randomUUID();
+        UUID trigger = UUID.fromString(trigger(app, "files", "recorder"));
+        UUID id = deadLetter(app, "files", "IllegalStateException: disk full", 1, trigger);
+        Api.Reply r = api.get(ADMIN, "admin/dead-letters/" + id);
+        assertEquals(200, r.status(), r.toString());
+        JsonObject d = r.object();
+        assertEquals(id.toString(), d.getString("id"));
+        assertEquals(app.toString(), d.getString("appId"));
+        assertEquals("files", d.getString("sourceKind"));
+        assertEquals(3, d.getInt("attemptCount"));
+        assertEquals("IllegalStateException: disk full", d.getString("lastError"));
+        assertEquals(1, d.getJsonObject("payload").getInt("n"));
+        assertEquals("it-producer", d.getString("originPrincipal"));
+        assertEquals("it-node", d.getString("deadBy"));
+        assertEquals(0, d.getInt("triggerDepth"));
+        assertTrue(d.containsKey("rootExecutionId") && d.containsKey("replyTo") && d.containsKey("scriptId"), d.toString());
+        assertEquals("handler", d.getJsonObject("trigger").getString("targetType"));
+        assertEquals("recorder", d.getJsonObject("trigger").getString("target"));
+
+        assertEquals(404, api.get(ADMIN, "admin/dead-letters/" + UUID.randomUUID()).status());
+        assertEquals(404, api.get(ADMIN, "admin/dead-letters/not-a-uuid").status());
+    }
+
+    @Test
+    void bulkReplayMovesWhatMatchesBoundedAndIsAudited() {
+        UUID app = UUID.randomUUID();
+        UUID trigger = UUID.fromString(trigger(app, "pubsub", "recorder"));
+        Set<UUID> matching = new HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            matching.add(deadLetter(app, "pubsub", "connection refused #" + i, 10 + i, trigger));
+        }
+        UUID other = deadLetter(app, "pubsub", "410 Gone", 5, trigger);
+
+        // an empty filter must say all: true
+        Api.Reply refused = api.post(ADMIN, "admin/dead-letters/replay", "{}");
+        assertEquals(400, refused.status(), refused.toString());
+        assertTrue(refused.body().contains("all"), refused.body());
+        for (String bad : List.of("{\"limit\":1001,\"appId\":\"" + app + "\"}", "{\"appId\":\"x\"}", "{\"colour\":1}",
+                "{\"sourceKind\":\"smtp\"}", "[]")) {
+            Api.Reply r = api.post(ADMIN, "admin/dead-letters/replay", bad);
+            assertEquals(400, r.status(), bad + " -> " + r);
+            assertTrue(r.isProblem(), r.toString());
+        }
+        assertEquals(6, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app), "refused calls change nothing");
+
+        String filter = "{\"appId\":\"%s\",\"sourceKind\":\"pubsub\",\"error\":\"CONNECTION REFUSED\",\"limit\":3}".formatted(app);
+        Api.Reply r1 = api.post(ADMIN, "admin/dead-letters/replay", filter);
+        assertEquals(200, r1.status(), r1.toString());
+        assertEquals(3, r1.object().getInt("replayed"));
+        assertTrue(r1.object().getBoolean("more"));
+        Api.Reply r2 = api.post(ADMIN, "admin/dead-letters/replay", filter);
+        assertEquals(2, r2.object().getInt("replayed"));
+        assertFalse(r2.object().getBoolean("more"));
+        assertEquals(0, api.post(ADMIN, "admin/dead-letters/replay", filter).object().getInt("replayed"));
+
+        Set<UUID> replayed = new HashSet<>();
+        for (Api.Reply r : List.of(r1, r2)) {
+            r.object().getJsonArray("ids").getValuesAs(jakarta.json.JsonString.class).forEach(s -> replayed.add(UUID.fromString(s.getString())));
+        }
+        assertEquals(matching, replayed);
+        for (UUID id : matching) {
+            Eventually.until(WAIT, () -> "delivered".equals(status(id)), () -> status(id));
+        }
+        assertEquals("dead", status(other), "the dead letter that did not match stays");
+
+        // the audit record: who, when, what, which rows, with which filter
+        JsonObject entry = api.get(ADMIN, "admin/audit?action=dead-letters.bulk-replay&targetId=" + replayed.iterator().next())
+                .object().getJsonArray("items").getJsonObject(0);
+        assertEquals(ADMIN, entry.getString("principal"));
+        assertEquals("dead-letters.bulk-replay", entry.getString("action"));
+        assertEquals(app.toString(), entry.getJsonObject("filter").getString("appId"));
+        assertEquals("CONNECTION REFUSED", entry.getJsonObject("filter").getString("error"));
+        assertTrue(entry.getInt("affected") == 3 || entry.getInt("affected") == 2, entry.toString());
+        assertEquals(entry.getInt("affected"), entry.getJsonArray("targetIds").size());
+        assertNotNull(java.time.OffsetDateTime.parse(entry.getString("at")));
+    }
+
+    private String status(UUID id) {
+        Api.Reply r = api.get(ADMIN, "outbox/" + id);
+        return r.status() == 200 ? r.object().getString("status") : "HTTP " + r.status();
+    }
+
+    @Test
+    void everyAdminActionIsAuditedWithWhoAndWhatAndThePagesWalkBack() {
+        UUID app = UUID.randomUUID();
+        String trigger = trigger(app, "kv", "recorder");
+        UUID replayed = deadLetter(app, "kv", "boom", 3, UUID.fromString(trigger));
+        UUID discarded = deadLetter(app, "kv", "boom", 2, UUID.fromString(trigger));
+        assertEquals(201, api.post(ADMIN, "admin/dead-letters/" + replayed + "/replay", null).status());
+        // delivered before its trigger is changed and deleted below
+        Eventually.until(WAIT, () -> "delivered".equals(status(replayed)), () -> status(replayed));
+        assertEquals(204, api.call(ADMIN, "DELETE", "admin/dead-letters/" + discarded, null).status());
+        assertEquals(204, api.post(ADMIN, "admin/dispatcher/pause", null).status());
+        assertEquals(204, api.post(ADMIN, "admin/dispatcher/resume", null).status());
+        assertEquals(200, api.call(ADMIN, "PUT", "apps/" + app + "/triggers/" + trigger,
+                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"},\"enabled\":false}").status());
+        assertEquals(204, api.call(ADMIN, "DELETE", "apps/" + app + "/triggers/" + trigger, null).status());
+        // a refused action leaves no record
+        assertEquals(404, api.call(ADMIN, "DELETE", "admin/dead-letters/" + discarded, null).status());
+
+        assertEquals(List.of("dead-letter.replay"), actions("targetId=" + replayed));
+        assertEquals(List.of("dead-letter.discard"), actions("targetId=" + discarded));
+        assertEquals(List.of("trigger.delete", "trigger.replace", "trigger.create"), actions("targetId=" + trigger));
+
+        // the newest entries, paged one at a time: resume, then pause, then the discard
+        List<JsonObject> newest = new ArrayList<>();
+        String cursor = null;
+        for (int i = 0; i < 5; i++) {
+            Api.Reply page = api.get(ADMIN, "admin/audit?limit=1" + (cursor == null ? "" : "&cursor=" + cursor));
+            assertEquals(200, page.status(), page.toString());
+            assertEquals(1, page.object().getJsonArray("items").size());
+            newest.add(page.object().getJsonArray("items").getJsonObject(0));
+            cursor = page.object().getString("nextCursor");
+        }
+        List<String> recent = newest.stream().map(e -> e.getString("action")).toList();
+        assertTrue(recent.indexOf("dispatcher.resume") < recent.indexOf("dispatcher.pause"), recent.toString());
+        assertTrue(recent.indexOf("dispatcher.pause") < recent.indexOf("dead-letter.discard"), recent.toString());
+        newest.forEach(e -> assertEquals(ADMIN, e.getString("principal")));
+
+        // the row's trail shows where it stands and the replay
+        JsonObject trail = api.get(ADMIN, "admin/rows/" + replayed).object();
+        assertEquals("delivered", trail.getJsonObject("row").getString("status"));
+        assertEquals("dead-letter.replay", trail.getJsonArray("audit").getJsonObject(0).getString("action"));
+        assertEquals(404, api.get(ADMIN, "admin/rows/" + UUID.randomUUID()).status());
+
+        for (String bad : List.of("limit=0", "cursor=abc", "targetId=zz", "action=" + "a".repeat(101))) {
+            Api.Reply r = api.get(ADMIN, "admin/audit?" + bad);
+            assertEquals(400, r.status(), bad + " -> " + r);
+            assertTrue(r.isProblem(), r.toString());
+        }
+    }
+
+    private List<String> actions(String query) {
+        return api.get(ADMIN, "admin/audit?" + query).object().getJsonArray("items").getValuesAs(JsonObject.class)
+                .stream().map(e -> e.getString("action")).toList();
+    }
+
+    @Test
+    void nodesActivityAndBreakdownsShowWhatHappened() {
+        // this server's dispatcher reports itself within a second or two
+        Eventually.until(WAIT, () -> !api.get(ADMIN, "admin/nodes").object().getJsonArray("items").isEmpty(), () -> "no node");
+        JsonObject node = api.get(ADMIN, "admin/nodes").object().getJsonArray("items").getJsonObject(0);
+        assertEquals("alive", node.getString("status"), node.toString());
+        assertTrue(node.getJsonNumber("lastTickAgeSeconds").doubleValue() < 10, node.toString());
+        assertTrue(node.containsKey("inFlight") && node.containsKey("startedAt") && node.containsKey("lastTickAt"), node.toString());
+
+        String trigger = trigger(APP_A, "invoke", "recorder");
+        JsonObject before = lastMinutes();
+        long deliveredBefore = total(before, "delivered");
+        for (int i = 0; i < 4; i++) {
+            Api.Reply r = api.post(PRODUCER_A, "outbox",
+                    "{\"appId\":\"%s\",\"sourceKind\":\"invoke\",\"triggerId\":\"%s\",\"payload\":{}}".formatted(APP_A, trigger));
+            String id = r.object().getString("id");
+            Eventually.until(WAIT, () -> "delivered".equals(status(UUID.fromString(id))), () -> status(UUID.fromString(id)));
+        }
+        JsonObject after = lastMinutes();
+        assertEquals(60, after.getJsonArray("items").size());
+        assertTrue(total(after, "delivered") >= deliveredBefore + 4, before + " -> " + after);
+        assertEquals(5, api.get(ADMIN, "admin/activity?minutes=5").object().getJsonArray("items").size());
+        assertEquals(400, api.get(ADMIN, "admin/activity?minutes=181").status());
+
+        JsonObject invoke = api.get(ADMIN, "admin/breakdown?by=sourceKind").object().getJsonArray("items")
+                .getValuesAs(JsonObject.class).stream().filter(k -> "invoke".equals(k.getString("sourceKind"))).findFirst().orElseThrow();
+        assertTrue(invoke.getInt("deliveredLastHour") >= 4, invoke.toString());
+        JsonObject appA = api.get(ADMIN, "admin/breakdown?by=appId&limit=500").object().getJsonArray("items")
+                .getValuesAs(JsonObject.class).stream().filter(k -> APP_A.toString().equals(k.getString("appId"))).findFirst().orElseThrow();
+        assertTrue(appA.getInt("deliveredLastHour") >= 4, appA.toString());
+        assertEquals(400, api.get(ADMIN, "admin/breakdown?by=colour").status());
+    }
+
+    private JsonObject lastMinutes() {
+        Api.Reply r = api.get(ADMIN, "admin/activity");
+        assertEquals(200, r.status(), r.toString());
+        return r.object();
+    }
+
+    private static long total(JsonObject activity, String field) {
+        return activity.getJsonArray("items").getValuesAs(JsonObject.class).stream().mapToLong(m -> m.getJsonNumber(field).longValue()).sum();
+    }
+
+    @Test
+    void triggersOfEveryAppArePagedAndFiltered() {
+        UUID app = UUID.randomUUID();
+        Set<String> made = new HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            made.add(trigger(app, i < 3 ? "docs" : "email", "recorder"));
+        }
+        List<String> all = ids("admin/triggers?appId=" + app + "&limit=2");
+        assertEquals(made, Set.copyOf(all));
+        assertEquals(5, all.size());
+        assertEquals(3, ids("admin/triggers?appId=" + app + "&sourceKind=docs").size());
+        JsonObject one = api.get(ADMIN, "admin/triggers?appId=" + app + "&limit=1").object().getJsonArray("items").getJsonObject(0);
+        assertFalse(one.containsKey("secret"), "no secret in lists");
+        assertEquals("handler", one.getJsonObject("target").getString("type"));
+        assertEquals(400, api.get(ADMIN, "admin/triggers?cursor=zz").status());
+    }
+
+    @Test
+    void theAdminApiIsForAdminsOnly() {
+        UUID some = UUID.randomUUID();
+        List<String[]> calls = List.of(
+                new String[] {"GET", "admin/dead-letters?error=x"}, new String[] {"GET", "admin/dead-letters/" + some},
+                new String[] {"POST", "admin/dead-letters/replay"}, new String[] {"GET", "admin/audit"},
+                new String[] {"GET", "admin/nodes"}, new String[] {"GET", "admin/activity"},
+                new String[] {"GET", "admin/breakdown"}, new String[] {"GET", "admin/triggers"},
+                new String[] {"GET", "admin/rows/" + some});
+        for (String[] c : calls) {
+            String body = "POST".equals(c[0]) ? "{\"all\":true}" : null;
+            assertEquals(401, api.call(null, c[0], c[1], body).status(), c[1]);
+            assertEquals(403, api.call(NOBODY, c[0], c[1], body).status(), c[1]);
+            Api.Reply producer = api.call(PRODUCER_A, c[0], c[1], body);
+            assertEquals(403, producer.status(), c[1]);
+            assertTrue(producer.isProblem(), producer.toString());
+        }
+    }
+
+    @Test
+    void theOpenApiDocumentIsServedToSignedInCallers() {
+        Api.Reply doc = api.get(PRODUCER_A, "openapi.json");
+        assertEquals(200, doc.status(), doc.toString());
+        assertEquals("3.1.0", doc.object().getString("openapi"));
+        assertTrue(doc.object().getJsonObject("paths").containsKey("/admin/dead-letters/replay"));
+        assertEquals(200, api.get(ADMIN, "openapi.json").status());
+        assertEquals(401, api.get(null, "openapi.json").status());
+        assertEquals(403, api.get(NOBODY, "openapi.json").status());
+    }
+
+    @Test
+    void theConsolePageIsOpenButHoldsNoData() {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        try {
+            for (String path : List.of("", "index.html", "console/app.js", "console/console.css")) {
+                java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(base + path)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, r.statusCode(), path);
+                assertTrue(r.headers().firstValue("Content-Security-Policy").orElse("").contains("frame-ancestors 'none'"), path);
+                assertFalse(r.body().contains(APP_A.toString()), path);
+            }
+            java.net.http.HttpResponse<String> other = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(base + "WEB-INF/web.xml")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertTrue(other.statusCode() == 401 || other.statusCode() == 404, "other paths stay closed: " + other.statusCode());
+            java.net.http.HttpResponse<String> unknown = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(base + "console-backup.zip")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, unknown.statusCode());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.triggeroutbox.health.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** Liveness follows the local poll timer: a node whose timer stopped for several intervals is DOWN. */
+class LivenessTest {
+
+    private static final long POLL = 1_000;
+    private static final long NOW = 1_000_000_000L;
+
+    @Test
+    void upWhileTheTimerTicks() {
+        HealthChecks.Check c = HealthChecks.dispatcher(true, NOW - 900, NOW, POLL);
+        assertTrue(c.up());
+        assertEquals(900, c.data().getJsonNumber("lastTickAgeMillis").longValue());
+    }
+
+    @Test
+    void downAfterSeveralMissedTicks() {
+        long limit = HealthChecks.STALLED_AFTER_TICKS * POLL + 1_000;
+        assertTrue(HealthChecks.dispatcher(true, NOW - limit, NOW, POLL).up(), "at the limit still up");
+        HealthChecks.Check stalled = HealthChecks.dispatcher(true, NOW - limit - 1, NOW, POLL);
+        assertFalse(stalled.up());
+        assertEquals("DOWN", stalled.json().getString("status"));
+    }
+
+    @Test
+    void downBeforeTheFirstTick() {
+        HealthChecks.Check c = HealthChecks.dispatcher(true, 0, NOW, POLL);
+        assertFalse(c.up());
+        assertEquals(-1, c.data().getJsonNumber("lastTickAgeMillis").longValue());
+    }
+
+    @Test
+    void aNodeWithoutDispatcherIsLive() {
+        assertTrue(HealthChecks.dispatcher(false, 0, NOW, POLL).up());
+    }
+
+    @Test
+    void theLimitScalesWithThePollInterval() {
+        assertTrue(HealthChecks.dispatcher(true, NOW - 20_000, NOW, 5_000).up());
+        assertFalse(HealthChecks.dispatcher(true, NOW - 20_000, NOW, 3_000).up());
+    }
+}
