@@ -433,9 +433,30 @@ async function rowsView(main, view) {
       return;
     }
     last = r.row.status;
-    result.replaceChildren(rowDetail(r));
+    const cascade = r.row.rootExecutionId ? await lineage(r.row.rootExecutionId, r.row.id) : null;
+    if (current !== view) {
+      return;
+    }
+    result.replaceChildren(rowDetail(r), ...(cascade ? [cascade] : []));
   };
   await view.refresh();
+}
+
+/** The cascade the row belongs to (GET /admin/lineage/{root}) as a nested list, the row itself marked. */
+async function lineage(root, here) {
+  const l = await api.get(`admin/lineage/${encodeURIComponent(root)}`).catch(() => null);
+  if (!l || l.rows < 2) {
+    return null;
+  }
+  const node = (n) => h('li', {},
+    h(`a.mono${n.id === here ? '.here' : ''}`, { href: `#/rows/${n.id}` }, n.id.slice(0, 8)), ' ',
+    h('span.kind', {}, n.sourceKind), ' ',
+    h(`span.badge.status-${n.status}`, {}, n.status.replace('_', ' ')),
+    h('span.muted', {}, ` depth ${n.triggerDepth}`),
+    n.children.length ? h('ul', {}, n.children.map(node)) : null);
+  return h('section', { 'aria-label': 'Cascade' },
+    h('h3', {}, `Cascade: ${l.rows} row(s), depth up to ${l.maxDepth}${l.truncated ? ' (cut at 10,000 rows)' : ''}`),
+    h('ul.cascade', {}, l.tree.map(node)));
 }
 
 function rowDetail(r) {
@@ -497,7 +518,7 @@ async function triggersView(main, view) {
 function triggerTable(items, reload) {
   const definition = (t, enabled) => {
     const body = { ...t, enabled };
-    ['id', 'appId', 'createdAt', 'updatedAt', 'secret'].forEach(k => delete body[k]);
+    ['id', 'appId', 'createdAt', 'updatedAt', 'secret', 'nextFireAt', 'lastFiredAt'].forEach(k => delete body[k]);
     return body;
   };
   const toggle = async (t) => attempt(t.enabled ? 'Disable trigger' : 'Enable trigger', async () => {
