@@ -133,6 +133,20 @@ class MessagingIT {
                 assertEquals(1, api.get(PRODUCER_A, "outbox/" + row).object().getInt("attemptCount"));
                 // delivered means sent: a second message for the row would already be on the queue
                 assertNull(consumer.receiveNoWait(), "a second message for row " + row);
+
+                // request/reply: the answer names the message the broker took
+                Api.Reply invoked = api.post(PRODUCER_A, "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=20000",
+                        "{\"payload\":{\"invoked\":true}}");
+                assertEquals(200, invoked.status(), invoked.toString());
+                Message second = consumer.receiveNoWait();
+                assertNull(second, "the selector names the first row only");
+                String messageId = invoked.object().getString("jmsMessageId");
+                try (JMSConsumer byId = context.createConsumer(queue, "JMSMessageID = '" + messageId + "'")) {
+                    Message invokedMessage = byId.receive(WAIT.toMillis());
+                    assertNotNull(invokedMessage, "no message " + messageId);
+                    assertTrue(json(((TextMessage) invokedMessage).getText()).getBoolean("invoked"));
+                    assertEquals(QUEUE, invoked.object().getString("destination"));
+                }
             }
         }
     }

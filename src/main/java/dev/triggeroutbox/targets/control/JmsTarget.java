@@ -3,6 +3,7 @@ package dev.triggeroutbox.targets.control;
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.platform.ServerObjects;
+import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -91,8 +92,11 @@ public class JmsTarget implements DeliveryTarget {
             return DeliveryResult.failed("JMS destination " + name + " could not be looked up");
         }
         try (JMSContext context = factory.createContext()) {
-            context.createProducer().send(destination, message(context, row));
-            return new DeliveryResult.Delivered(null);
+            TextMessage message = message(context, row);
+            context.createProducer().send(destination, message);
+            // the reply (for invoke): which message the broker took
+            return new DeliveryResult.Delivered(Jsons.object().add("jmsMessageId", String.valueOf(message.getJMSMessageID()))
+                    .add("destination", name).build().toString());
         } catch (RuntimeException | JMSException e) {
             return JmsFailures.result(e, name);
         }
