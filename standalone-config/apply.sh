@@ -32,7 +32,12 @@ trap 'rm -f "$script"' EXIT
 {
   [ "$connect" = true ] || echo "embed-server --std-out=discard --server-config=$server_config"
   echo "set postgresqlJar=$(cd "$(dirname "$driver")" && pwd)/$(basename "$driver")"
-  cat "$here/outbox-add.cli"
+  if [ -d "$jboss_home/modules/org/postgresql/main" ]; then
+    # a second server configuration of the same installation (standalone-full.xml) shares the module
+    grep -v '^module add --name=org.postgresql' "$here/outbox-add.cli"
+  else
+    cat "$here/outbox-add.cli"
+  fi
   if [ "$connect" = true ]; then echo "reload"; else echo "stop-embedded-server"; fi
 } > "$script"
 if [ "$connect" = true ]; then

@@ -27,6 +27,11 @@ public class Recorder {
         return byRow.getOrDefault(row, List.of());
     }
 
+    /** Every attempt recorded for rows of this trigger. */
+    public List<Received> ofTrigger(UUID trigger) {
+        return byRow.values().stream().flatMap(List::stream).filter(r -> trigger.equals(r.delivery().triggerId())).toList();
+    }
+
     public int count(UUID row) {
         return of(row).size();
     }

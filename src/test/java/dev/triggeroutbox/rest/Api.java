@@ -52,13 +52,22 @@ public final class Api implements AutoCloseable {
     }
 
     public Reply call(String user, String method, String path, String body, Map<String, String> headers) {
+        return call(user, method, path, body, "application/json", headers);
+    }
+
+    /** A POST of a body of another media type (e.g. message/rfc822). */
+    public Reply post(String user, String path, String contentType, String body, Map<String, String> headers) {
+        return call(user, "POST", path, body, contentType, headers);
+    }
+
+    private Reply call(String user, String method, String path, String body, String contentType, Map<String, String> headers) {
         Invocation.Builder request = client.target(base.resolve(path)).request();
         if (user != null) {
             String credentials = user + ":" + ItUsers.PASSWORD;
             request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
         }
         headers.forEach(request::header);
-        try (Response r = body == null ? request.method(method) : request.method(method, Entity.entity(body, "application/json"))) {
+        try (Response r = body == null ? request.method(method) : request.method(method, Entity.entity(body, contentType))) {
             String text = r.hasEntity() ? r.readEntity(String.class) : "";
             JsonValue json = null;
             if (!text.isBlank()) {

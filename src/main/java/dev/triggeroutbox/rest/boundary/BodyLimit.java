@@ -1,5 +1,6 @@
 package dev.triggeroutbox.rest.boundary;
 
+import dev.triggeroutbox.email.control.EmailSettings;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Problems;
@@ -23,26 +24,33 @@ public class BodyLimit implements ContainerRequestFilter {
     @Inject
     OutboxLimits limits;
 
+    @Inject
+    EmailSettings email;
+
     @Override
     public void filter(ContainerRequestContext request) {
-        int limit = limits.maxBodyBytes();
+        boolean mail = email.isEmailPath(request.getUriInfo().getPath());
+        int limit = mail ? email.maxBytes() : limits.maxBodyBytes();
+        ApiException tooLarge = mail ? email.tooLarge() : ApiException.tooLarge(limit);
         if (request.getLength() > limit) {
-            request.abortWith(Problems.response(ApiException.tooLarge(limit), request.getUriInfo().getRequestUri().getRawPath()));
+            request.abortWith(Problems.response(tooLarge, request.getUriInfo().getRequestUri().getRawPath()));
             return;
         }
         if (request.hasEntity()) {
-            request.setEntityStream(new Limited(request.getEntityStream(), limit));
+            request.setEntityStream(new Limited(request.getEntityStream(), limit, tooLarge));
         }
     }
 
     /** Counts what is read and fails past the limit. */
     static final class Limited extends FilterInputStream {
         private final long limit;
+        private final ApiException tooLarge;
         private long read;
 
-        Limited(InputStream in, long limit) {
+        Limited(InputStream in, long limit, ApiException tooLarge) {
             super(in);
             this.limit = limit;
+            this.tooLarge = tooLarge;
         }
 
         @Override
@@ -66,7 +74,7 @@ public class BodyLimit implements ContainerRequestFilter {
         private void count(int n) {
             read += n;
             if (read > limit) {
-                throw ApiException.tooLarge(limit);
+                throw tooLarge;
             }
         }
     }

@@ -55,6 +55,40 @@ public final class JsonBody {
         return nested;
     }
 
+    /** An array of strings; null when absent (and reported when required). */
+    public List<String> strings(String name, boolean required) {
+        JsonValue v = value(name, required);
+        if (v == null) {
+            return null;
+        }
+        if (v.getValueType() != JsonValue.ValueType.ARRAY
+                || !v.asJsonArray().stream().allMatch(e -> e.getValueType() == JsonValue.ValueType.STRING)) {
+            error(name, "must be an array of strings");
+            return null;
+        }
+        return v.asJsonArray().getValuesAs(JsonString::getString);
+    }
+
+    /** An array of objects, each read with the same error list (fields named {@code name[i].field}). */
+    public List<JsonBody> objects(String name, boolean required, Set<String> allowed) {
+        JsonValue v = value(name, required);
+        if (v == null) {
+            return null;
+        }
+        if (v.getValueType() != JsonValue.ValueType.ARRAY
+                || !v.asJsonArray().stream().allMatch(e -> e.getValueType() == JsonValue.ValueType.OBJECT)) {
+            error(name, "must be an array of objects");
+            return null;
+        }
+        List<JsonBody> out = new ArrayList<>();
+        for (int i = 0; i < v.asJsonArray().size(); i++) {
+            JsonBody item = new JsonBody(v.asJsonArray().getJsonObject(i), prefix + name + "[" + i + "].", errors);
+            item.onlyKnown(allowed);
+            out.add(item);
+        }
+        return out;
+    }
+
     private void onlyKnown(Set<String> allowed) {
         json.keySet().stream().filter(k -> !allowed.contains(k)).sorted()
                 .forEach(k -> error(k, "is not a field of this request (fields: " + String.join(", ", new java.util.TreeSet<>(allowed)) + ")"));

@@ -2,9 +2,12 @@ package dev.triggeroutbox.rest.control;
 
 import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonNumber;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
 import jakarta.json.spi.JsonProvider;
+import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
 
 /**
@@ -24,6 +27,22 @@ public final class Jsons {
 
     public static JsonArrayBuilder array() {
         return PROVIDER.createArrayBuilder();
+    }
+
+    public static JsonString value(String text) {
+        return PROVIDER.createValue(text);
+    }
+
+    public static JsonNumber value(long number) {
+        return PROVIDER.createValue(number);
+    }
+
+    public static JsonNumber value(double number) {
+        return PROVIDER.createValue(number);
+    }
+
+    public static JsonParser parser(String text) {
+        return PROVIDER.createParser(new StringReader(text));
     }
 
     public static JsonReader reader(String text) {

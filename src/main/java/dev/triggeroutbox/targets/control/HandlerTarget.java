@@ -17,8 +17,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 /** Delivers to a CDI bean of this deployment that implements {@link OutboxHandler}, found by its {@code @Named} name. */
 @ApplicationScoped
@@ -52,20 +50,7 @@ public class HandlerTarget implements DeliveryTarget {
                 row.attemptCount(), maxAttempts, row.triggerDepth(),
                 row.rootExecutionId() == null ? null : row.rootExecutionId().value(), row.originPrincipal(),
                 row.createdAt());
-        CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
-        Future<?> work = executor.submit(() -> {
-            if (!result.isDone()) {
-                result.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS); // from now: the handler runs
-                result.complete(invoke(handler.get(), delivery));
-            }
-        });
-        // when the delivery is given up (timeout), interrupt the handler's thread
-        result.whenComplete((r, e) -> {
-            if (e != null) {
-                work.cancel(true);
-            }
-        });
-        return result;
+        return BlockingDelivery.start(executor, timeout, () -> invoke(handler.get(), delivery));
     }
 
     /** Whether a handler of this name is deployed (checked when a trigger is registered). */

@@ -4,6 +4,7 @@ import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.JsonBody;
 import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.targets.control.HandlerTarget;
+import dev.triggeroutbox.targets.control.JmsTarget;
 import dev.triggeroutbox.targets.control.WebhookAddressPolicy;
 import dev.triggeroutbox.targets.control.WebhookSettings;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -20,6 +21,9 @@ public class TargetRules {
 
     @Inject
     WebhookSettings webhooks;
+
+    @Inject
+    JmsTarget jms;
 
     /** The JSON field that carries the target of this type. */
     public static String field(TargetType type) {
@@ -53,7 +57,9 @@ public class TargetRules {
         } else if (type == TargetType.HANDLER && !handlers.exists(target)) {
             throw ApiException.unprocessable("handler-unknown", "no handler named '" + target + "' is deployed");
         } else if (type == TargetType.JMS) {
-            throw ApiException.unprocessable("target-unsupported", "jms targets are not available in this version");
+            jms.refusal(target).ifPresent(r -> {
+                throw ApiException.unprocessable(r.type(), r.detail());
+            });
         }
     }
 
