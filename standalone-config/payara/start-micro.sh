@@ -19,6 +19,17 @@ driver=${POSTGRESQL_JAR:-$here/../../target/jdbc/postgresql.jar}
 [ -f "$OUTBOX_KEYFILE" ] || { echo "trigger-outbox: no users yet: run $here/add-user.sh -f $OUTBOX_KEYFILE ..." >&2; exit 1; }
 [ -f "$driver" ] || { echo "trigger-outbox: PostgreSQL driver not found at $driver (run ./mvnw package, or set POSTGRESQL_JAR)" >&2; exit 1; }
 export DB_POOL_MAX=${DB_POOL_MAX:-40}
+# Micro writes its configuration, with the resolved database password, into its runtime directory:
+# a private one (mode 700), removed when Micro stops
+root=$(mktemp -d "${TMPDIR:-/tmp}/trigger-outbox-micro.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+trap 'kill -TERM "$pid" 2>/dev/null' TERM INT
 # shellcheck disable=SC2086 # JAVA_OPTS is a list of options
-exec java ${JAVA_OPTS:-} -jar "$micro" --nocluster --port "${HTTP_PORT:-8080}" --addlibs "$driver" \
-  --postbootcommandfile "$here/post-boot-commands.asadmin" --deploy "$war" "$@"
+java ${JAVA_OPTS:-} -jar "$micro" --nocluster --rootdir "$root/runtime" --port "${HTTP_PORT:-8080}" \
+  --addlibs "$driver" --postbootcommandfile "$here/post-boot-commands.asadmin" --deploy "$war" "$@" &
+pid=$!
+set +e
+wait "$pid"; status=$?
+# a signal interrupted the first wait: wait for Micro's own shutdown
+kill -0 "$pid" 2>/dev/null && { wait "$pid"; status=$?; }
+exit "$status"

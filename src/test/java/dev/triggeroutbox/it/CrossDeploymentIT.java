@@ -15,6 +15,7 @@ import org.jboss.arquillian.container.test.api.OperateOnDeployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.EmptyAsset;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,16 @@ class CrossDeploymentIT {
     static WebArchive shop() {
         return ShrinkWrap.create(WebArchive.class, "shop.war")
                 .addClasses(ShopService.class, Sql.class, OutboxProducer.class, OutboxMessage.class)
-                .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml");
+                .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml")
+                // its business data lives in the outbox's datasource, under the name Sql looks up
+                .setWebXML(new StringAsset("""
+                        <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
+                          <resource-ref>
+                            <res-ref-name>jdbc/outbox</res-ref-name>
+                            <res-type>javax.sql.DataSource</res-type>
+                            <lookup-name>java:jboss/datasources/OutboxDS</lookup-name>
+                          </resource-ref>
+                        </web-app>"""));
     }
 
     @Inject
