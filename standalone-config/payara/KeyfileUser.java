@@ -28,7 +28,8 @@ public class KeyfileUser {
         Path keyfile = Path.of(args[0]);
         String user = args[1];
         String groups = args[2];
-        String password = new String(System.in.readAllBytes(), StandardCharsets.UTF_8).strip();
+        // exactly what was given, without the line end of a piped line
+        String password = new String(System.in.readAllBytes(), StandardCharsets.UTF_8).replaceFirst("\\r?\\n$", "");
         if (!user.matches("[A-Za-z0-9_.@-]+") || groups.contains(";") || groups.isBlank() || password.isEmpty()) {
             System.err.println("user: letters, digits and _ . @ - ; groups: comma-separated, no ';'; password: not empty");
             System.exit(2);
