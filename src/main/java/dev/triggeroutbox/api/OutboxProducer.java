@@ -1,6 +1,5 @@
 package dev.triggeroutbox.api;
 
-import jakarta.ejb.Remote;
 import java.util.List;
 import java.util.UUID;
 
@@ -11,8 +10,10 @@ import java.util.UUID;
  *
  * <p>The caller needs the role {@code outbox-producer} and the group {@code app:<uuid>} of the
  * app it writes to, or the role {@code outbox-admin} (for server-side code: {@code @RunAs}).
+ *
+ * <p>The remote view is declared in WEB-INF/jboss-ejb3.xml (WildFly), not with {@code @Remote}:
+ * Payara Micro has no remote EJB and would refuse the WAR (README "Gotchas").
  */
-@Remote
 public interface OutboxProducer {
 
     /** Enqueues one row for one trigger; returns its id. */

@@ -9,15 +9,16 @@ import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The one place that knows where the server keeps the outbox's datasource. The JNDI name is
- * server-specific (WildFly: {@code java:jboss/datasources/OutboxDS}, from standalone-config/), so it
- * is configuration, not code. persistence.xml names it too, as JPA requires.
+ * The one place that knows where the outbox's datasource is: the WAR's own resource reference
+ * {@code java:comp/env/jdbc/outbox} (web.xml), which each server's descriptor binds to that server's
+ * resource (jboss-web.xml: {@code java:jboss/datasources/OutboxDS}; glassfish-web.xml:
+ * {@code jboss/datasources/OutboxDS}), so one WAR runs on both. persistence.xml names the same reference.
  */
 @ApplicationScoped
 public class OutboxStore {
 
     @Inject
-    @ConfigProperty(name = "outbox.datasource", defaultValue = "java:jboss/datasources/OutboxDS")
+    @ConfigProperty(name = "outbox.datasource", defaultValue = "java:comp/env/jdbc/outbox")
     String jndiName;
 
     @Produces
@@ -27,7 +28,7 @@ public class OutboxStore {
             return (DataSource) new InitialContext().lookup(jndiName);
         } catch (NamingException e) {
             throw new IllegalStateException("no datasource at " + jndiName
-                    + " (run standalone-config/apply.sh on the server, or set outbox.datasource)", e);
+                    + " (configure the server with standalone-config/, or set outbox.datasource)", e);
         }
     }
 }

@@ -18,7 +18,7 @@ public final class Sql {
 
     public static DataSource dataSource() {
         try {
-            return (DataSource) new InitialContext().lookup("java:jboss/datasources/OutboxDS");
+            return (DataSource) new InitialContext().lookup("java:comp/env/jdbc/outbox");
         } catch (NamingException e) {
             throw new IllegalStateException(e);
         }

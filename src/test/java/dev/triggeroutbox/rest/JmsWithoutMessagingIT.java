@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.triggeroutbox.it.Deployments;
 import java.net.URL;
 import java.util.UUID;
+import dev.triggeroutbox.support.WildFlyOnly;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * On WildFly's default standalone.xml (no messaging subsystem) the WAR deploys and works, and a
  * {@code jms} trigger is refused at registration, saying why. (The broker side is messaging/MessagingIT.)
  */
+@WildFlyOnly("it checks WildFly's standalone.xml, which has no messaging subsystem")
 @ExtendWith(ArquillianExtension.class)
 class JmsWithoutMessagingIT {
 

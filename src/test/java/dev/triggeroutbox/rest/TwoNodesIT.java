@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import dev.triggeroutbox.support.WildFlyOnly;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * process (it-node-2) that takes requests and fires cron triggers but does not dispatch, so
  * everything it accepts is delivered by the other node.
  */
+@WildFlyOnly("the second node is a WildFly process started from the build's installation")
 @ExtendWith(ArquillianExtension.class)
 class TwoNodesIT {
 

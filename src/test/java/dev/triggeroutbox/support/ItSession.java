@@ -7,7 +7,7 @@ import org.junit.platform.launcher.LauncherSessionListener;
 
 /**
  * Prepares what the integration tests' server needs before any test, so before Arquillian starts
- * WildFly: a PostgreSQL (the datasource points at it through DB_URL) and the test accounts.
+ * the server: a PostgreSQL (the datasource points at it through DB_URL) and the test accounts.
  * Stops PostgreSQL at the end. Active only where failsafe sets {@code outbox.it.pg.port}; unit
  * tests start nothing.
  */
@@ -27,7 +27,7 @@ public class ItSession implements LauncherSessionListener {
             dataDir = dir;
             // keeps its data so that a fault test can stop and start it; the directory is fresh per run
             postgres = LocalPostgres.start(Integer.parseInt(port), dir, true);
-            ItUsers.addAll(Path.of(System.getProperty("jboss.home")));
+            ItUsers.addAll(ItServer.current());
         } catch (Exception e) {
             throw new IllegalStateException("could not prepare the integration tests (PostgreSQL on port " + port + ", test users)", e);
         }

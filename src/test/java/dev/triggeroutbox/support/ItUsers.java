@@ -1,12 +1,11 @@
 package dev.triggeroutbox.support;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.UUID;
 
 /**
- * The accounts the integration tests sign in with, added to the test server's application realm
- * with add-user.sh before it starts (exactly as the README tells operators to).
+ * The accounts the integration tests sign in with, added to the test server's realm before it
+ * starts, exactly as the README tells operators to (WildFly: add-user.sh; Payara: {@link ItServer}).
  */
 public final class ItUsers {
 
@@ -23,19 +22,10 @@ public final class ItUsers {
     private ItUsers() {
     }
 
-    static void addAll(Path jbossHome) throws IOException, InterruptedException {
-        add(jbossHome, ADMIN, "outbox-admin");
-        add(jbossHome, PRODUCER_A, "outbox-producer,app:" + APP_A);
-        add(jbossHome, PRODUCER_B, "outbox-producer,app:" + APP_B);
-        add(jbossHome, NOBODY, "guests");
-    }
-
-    private static void add(Path jbossHome, String user, String groups) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(jbossHome.resolve("bin/add-user.sh").toString(), "-a", "-s",
-                "-u", user, "-p", PASSWORD, "-g", groups).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (p.waitFor() != 0) {
-            throw new IllegalStateException("add-user.sh " + user + " failed: " + out);
-        }
+    static void addAll(ItServer server) throws IOException, InterruptedException {
+        server.addUser(ADMIN, PASSWORD, "outbox-admin");
+        server.addUser(PRODUCER_A, PASSWORD, "outbox-producer,app:" + APP_A);
+        server.addUser(PRODUCER_B, PASSWORD, "outbox-producer,app:" + APP_B);
+        server.addUser(NOBODY, PASSWORD, "guests");
     }
 }

@@ -7,6 +7,7 @@ import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.platform.CallerGroups;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJBAccessException;
@@ -63,7 +64,7 @@ public class OutboxProducerBean implements OutboxProducer {
     }
 
     private void checkAccess(AppId app) {
-        if (!context.isCallerInRole("outbox-admin") && !context.isCallerInRole("app:" + app)) {
+        if (!context.isCallerInRole("outbox-admin") && !CallerGroups.isMember(context::isCallerInRole, "app:" + app)) {
             throw new EJBAccessException("caller may not write to app " + app);
         }
     }

@@ -1,6 +1,7 @@
 package dev.triggeroutbox.rest.control;
 
 import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.platform.CallerGroups;
 import jakarta.ws.rs.core.SecurityContext;
 
 /**
@@ -17,7 +18,7 @@ public final class Callers {
     }
 
     public static boolean mayReach(SecurityContext caller, AppId app) {
-        return caller.isUserInRole(ADMIN) || caller.isUserInRole("app:" + app.value());
+        return caller.isUserInRole(ADMIN) || CallerGroups.isMember(caller::isUserInRole, "app:" + app.value());
     }
 
     public static void requireApp(SecurityContext caller, AppId app) {
