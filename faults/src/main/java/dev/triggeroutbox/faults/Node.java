@@ -153,7 +153,7 @@ final class Node implements AutoCloseable {
     /** Redeploys the WAR through the management API (jboss-cli), as an operator rolling out a build would. */
     void redeploy() throws IOException, InterruptedException {
         run(List.of(jbossHome.resolve("bin/jboss-cli.sh").toString(),
-                "--controller=remote+http://127.0.0.1:" + managementPort, "--connect",
+                "--controller=remote+http://127.0.0.1:" + managementPort, "--connect", "--timeout=60000",
                 "--command=/deployment=" + WAR + ":redeploy"), Duration.ofMinutes(3));
     }
 

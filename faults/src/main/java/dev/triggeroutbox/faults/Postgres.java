@@ -27,6 +27,7 @@ final class Postgres implements AutoCloseable {
     private final int port;
     private final Path dataDir;
     private EmbeddedPostgres pg;
+    private boolean closed;
 
     private Postgres(int port, Path dataDir) {
         this.port = port;
@@ -95,6 +96,10 @@ final class Postgres implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         if (pg != null) {
             try {
                 pg.close();
