@@ -53,9 +53,14 @@ final class Harness {
         for (Map.Entry<Node, double[]> e : after.entrySet()) {
             double[] b = before.get(e.getKey());
             boolean same = b != null && b[0] == e.getValue()[0];
-            v.fenced += (long) (e.getValue()[1] - (same ? b[1] : 0));
-            v.leaseRecoveries += (long) (e.getValue()[2] - (same ? b[2] : 0));
+            v.fenced += since(same ? b[1] : 0, e.getValue()[1]);
+            v.leaseRecoveries += since(same ? b[2] : 0, e.getValue()[2]);
         }
+    }
+
+    /** A counter's growth; one that went down was reset (the WAR was redeployed), and counts from zero. */
+    private static long since(double before, double after) {
+        return (long) (after >= before ? after - before : after);
     }
 
     /**

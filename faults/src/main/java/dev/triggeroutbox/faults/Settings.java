@@ -84,7 +84,7 @@ record Settings(
                 "-Doutbox.webhook.timeout-ms=" + (leaseMillis * 2 / 3),
                 "-Doutbox.webhook.connect-timeout-ms=2000",
                 "-Doutbox.retry.backoff-base-ms=500",
-                "-Doutbox.retry.backoff-cap-ms=5000",
+                "-Doutbox.retry.backoff-cap-ms=" + Integer.getInteger("faults.backoff-cap-ms", 5_000),
                 "-Doutbox.webhook.allowed-hosts=127.0.0.1");
     }
 
