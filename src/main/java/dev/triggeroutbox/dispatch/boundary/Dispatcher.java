@@ -82,6 +82,7 @@ public class Dispatcher {
     private Timer timer;
     private long lastPrune;
     private long lastRecovery;
+    private java.time.OffsetDateTime recoveredUpTo;
 
     @PostConstruct
     void start() {
@@ -124,7 +125,7 @@ public class Dispatcher {
             // a node that does not dispatch shows as paused
             heartbeat.beat(!dispatching || drainLoop.paused());
             if (dispatching) {
-                recoverLeasesNowAndThen();
+                recoverLeases();
             }
             if (cronEnabled) {
                 cronFires.fireDue();
@@ -157,21 +158,25 @@ public class Dispatcher {
     }
 
     /**
-     * Expired leases are looked for every quarter lease (at most every 5 s, at least every poll): a
-     * crashed node's rows come back at most that much after their lease, and the look, which walks
-     * the lease index, is not repeated on every tick.
+     * Expired leases are looked for on every tick, from where the previous look ended (on the database
+     * clock), so a crashed node's rows come back at most a poll interval after their lease; a look from
+     * the start, which walks the whole lease index, runs only every quarter lease (at most every 5 s) and
+     * catches what an earlier look skipped (rows locked at that moment, more than its limit, a claim that
+     * committed late).
      */
-    private void recoverLeasesNowAndThen() throws java.sql.SQLException {
+    private void recoverLeases() throws java.sql.SQLException {
         long now = System.currentTimeMillis();
         long every = Math.max(settings.pollIntervalMillis(), Math.min(settings.leaseMillis() / 4, 5_000));
-        if (now - lastRecovery < every) {
-            return;
+        boolean whole = recoveredUpTo == null || now - lastRecovery >= every;
+        Claims.Recovered recovered = claims.recoverExpiredLeases(RECOVER_LIMIT, whole ? null : recoveredUpTo);
+        if (whole) {
+            lastRecovery = now;
         }
-        lastRecovery = now;
-        int recovered = claims.recoverExpiredLeases(RECOVER_LIMIT);
-        if (recovered > 0) {
-            counters.leasesRecovered(recovered);
-            LOG.info(() -> recovered + " expired lease(s) recovered; those rows are claimable again");
+        // a full look may have left more behind: the next one starts where this one started
+        recoveredUpTo = recovered.rows() == RECOVER_LIMIT ? (whole ? null : recoveredUpTo) : recovered.lookedUpTo();
+        if (recovered.rows() > 0) {
+            counters.leasesRecovered(recovered.rows());
+            LOG.info(() -> recovered.rows() + " expired lease(s) recovered; those rows are claimable again");
         }
     }
 

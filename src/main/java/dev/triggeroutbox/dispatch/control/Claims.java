@@ -289,30 +289,44 @@ public class Claims {
         }
     }
 
+    /** What one look for expired leases did: rows made claimable again, and the database time it looked up to. */
+    public record Recovered(int rows, OffsetDateTime lookedUpTo) {
+    }
+
     /**
      * Makes rows whose lease expired claimable again (their node died or stalled). Their attempt was
      * already counted at claim, so a row that kills its node every time still runs out of attempts.
-     * Returns how many leases were recovered.
+     * {@code after} (null: from the start) skips the leases that expired before the previous look ended:
+     * while a long transaction keeps deleted rows from being vacuumed, the lease index keeps an entry
+     * of every row claimed since, all of them expired, and a look from the start would walk them all.
      */
     @Transactional(TxType.REQUIRES_NEW)
-    public int recoverExpiredLeases(int limit) throws SQLException {
+    public Recovered recoverExpiredLeases(int limit, OffsetDateTime after) throws SQLException {
         String sql = """
                 WITH expired AS (
                     SELECT id FROM outbox
                     WHERE claim_token IS NOT NULL AND lease_expires_at <= now()
+                      AND lease_expires_at > ?                           -- 1: where the previous look ended
                     ORDER BY lease_expires_at
-                    LIMIT ?                                              -- 1: at most this many
+                    LIMIT ?                                              -- 2: at most this many
                     FOR UPDATE SKIP LOCKED
+                ), recovered AS (
+                    UPDATE outbox o
+                    SET claim_token = NULL, claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL,
+                        next_attempt_at = now(),   -- due again now: in front of every claimer's cursor
+                        last_error = 'lease of ' || o.claimed_by || ' expired during attempt ' || o.attempt_count
+                    WHERE o.id = ANY (ARRAY(SELECT id FROM expired))
+                    RETURNING 1
                 )
-                UPDATE outbox o
-                SET claim_token = NULL, claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL,
-                    next_attempt_at = now(),   -- due again now: in front of every claimer's cursor
-                    last_error = 'lease of ' || o.claimed_by || ' expired during attempt ' || o.attempt_count
-                WHERE o.id = ANY (ARRAY(SELECT id FROM expired))
+                SELECT count(*), now() FROM recovered
                 """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setInt(1, limit);
-            return ps.executeUpdate();
+            ps.setObject(1, after == null ? SCAN_FROM_START : after);
+            ps.setInt(2, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new Recovered(rs.getInt(1), rs.getObject(2, OffsetDateTime.class));
+            }
         }
     }
 

@@ -1,0 +1,139 @@
+package dev.triggeroutbox.faults;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A webhook receiver in the harness's process (JDK HttpServer on loopback): answers 200 to every POST and
+ * records it by its {@code webhook-id} (the outbox row id): how many times, when first, and how far the
+ * sender's {@code webhook-timestamp} was from this machine's clock. It can answer slowly, and it can go down
+ * (its port closed: connections refused) and come back on the same port.
+ */
+final class Receiver implements AutoCloseable {
+
+    /** What the receiver saw of one row. */
+    static final class Hit {
+        final AtomicInteger count = new AtomicInteger();
+        volatile long firstNanos;
+        volatile long firstEpochMillis;
+        volatile long lastNanos;
+        /** Each delivery: ms after the first, and the {@code outbox-attempt} it carried ("+0.0s#1 +4.1s#2"). */
+        final StringBuffer deliveries = new StringBuffer();
+    }
+
+    private final Map<UUID, Hit> hits = new ConcurrentHashMap<>();
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong maxTimestampSkew = new AtomicLong();
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "receiver");
+        t.setDaemon(true);
+        return t;
+    });
+    private int port;
+    private volatile long delayMillis;
+    private HttpServer server;
+
+    private Receiver() {
+    }
+
+    /** A receiver on an ephemeral port of loopback; it keeps that port when it goes down and comes back. */
+    static Receiver start() throws IOException {
+        Receiver r = new Receiver();
+        r.up();
+        r.port = r.server.getAddress().getPort();
+        return r;
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + port + "/hook";
+    }
+
+    /** Each answer waits this long first (rows stay in flight on their node meanwhile). */
+    void delay(long millis) {
+        delayMillis = millis;
+    }
+
+    synchronized void up() throws IOException {
+        if (server != null) {
+            return;
+        }
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 256);
+        server.createContext("/hook", this::handle);
+        server.setExecutor(threads);
+        server.start();
+    }
+
+    /** Closes the port: from now on connections are refused, as for a receiver that is down. */
+    synchronized void down() {
+        if (server != null) {
+            server.stop(0);
+            server = null;
+        }
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            exchange.getRequestBody().readAllBytes();
+            long now = System.nanoTime();
+            String id = exchange.getRequestHeaders().getFirst("webhook-id");
+            String timestamp = exchange.getRequestHeaders().getFirst("webhook-timestamp");
+            requests.incrementAndGet();
+            if (timestamp != null) {
+                long skew = Math.abs(Long.parseLong(timestamp) - Instant.now().getEpochSecond());
+                maxTimestampSkew.accumulateAndGet(skew, Math::max);
+            }
+            if (id != null) {
+                Hit hit = hits.computeIfAbsent(UUID.fromString(id), k -> {
+                    Hit h = new Hit();
+                    h.firstNanos = now;
+                    h.firstEpochMillis = System.currentTimeMillis();
+                    return h;
+                });
+                hit.count.incrementAndGet();
+                hit.lastNanos = now;
+                hit.deliveries.append(String.format(java.util.Locale.ROOT, " +%.1fs#%s", (now - hit.firstNanos) / 1e9,
+                        exchange.getRequestHeaders().getFirst("outbox-attempt")));
+            }
+            long delay = delayMillis;
+            if (delay > 0) {
+                Thread.sleep(delay);
+            }
+            exchange.sendResponseHeaders(200, -1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    Hit hit(UUID id) {
+        return hits.get(id);
+    }
+
+    Map<UUID, Hit> hits() {
+        return hits;
+    }
+
+    long requests() {
+        return requests.get();
+    }
+
+    /** The largest difference seen between a {@code webhook-timestamp} and this machine's clock, in seconds. */
+    long maxTimestampSkewSeconds() {
+        return maxTimestampSkew.get();
+    }
+
+    @Override
+    public void close() {
+        down();
+        threads.shutdownNow();
+    }
+}

@@ -1,0 +1,77 @@
+package dev.triggeroutbox.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Scenario 6: app A's receiver is down (its port closed) for a while with a growing backlog, then back: the
+ * backlog drains; app B's end-to-end latency (publish sent → webhook received) during the outage has a p99
+ * within +20% of its p99 before the outage.
+ */
+final class ReceiverOutage extends Scenario {
+
+    ReceiverOutage() {
+        super(6, "one app's receiver down with a growing backlog, then back");
+    }
+
+    @Override
+    void run(Harness h, Verdict v) throws Exception {
+        UUID a = app(number, 1);
+        UUID b = app(number, 2);
+        Settings s = h.settings;
+        try (Receiver ra = Receiver.start(); Receiver rb = Receiver.start()) {
+            Node admin = h.cluster.anyUp();
+            h.rest.webhookTrigger(admin, a, ra.url(), 1000); // retried through the whole outage, never dead
+            h.rest.webhookTrigger(admin, b, rb.url(), 10);
+            Ledger ledger = new Ledger();
+            long baselineFrom;
+            long outageFrom;
+            long outageTo;
+            long backlog;
+            try (Load la = new Load(h.cluster, h.rest, ledger, a, s.rate() / 2, 0, 4).start();
+                    Load lb = new Load(h.cluster, h.rest, ledger, b, s.rate() / 2, 0, 4).start()) {
+                sleepSeconds(5); // warm-up
+                baselineFrom = System.nanoTime();
+                sleepSeconds(s.baselineSeconds());
+                ra.down();
+                outageFrom = System.nanoTime();
+                Progress.say("scenario 6: receiver of app A down for %d s", s.receiverDownSeconds());
+                sleepSeconds(s.receiverDownSeconds());
+                backlog = h.outboxRows(List.of(a));
+                ra.up();
+                outageTo = System.nanoTime();
+                Progress.say("scenario 6: receiver of app A back; %,d rows waiting for it", backlog);
+                sleepSeconds(5);
+            }
+            h.compare(ledger, Map.of(a, ra, b, rb), outageTo, Duration.ofMinutes(3), v);
+            double normal = p99(ledger, rb, b, baselineFrom, outageFrom);
+            double during = p99(ledger, rb, b, outageFrom, outageTo);
+            v.figure("app B p99 latency %.1f ms before, %.1f ms during the outage (%+.0f%%); backlog of app A at the "
+                    + "end of the outage %,d rows", normal, during, (during / normal - 1) * 100, backlog);
+            v.require(during <= normal * 1.2, "app B's p99 during the outage (%.1f ms) is more than +20%% of normal (%.1f ms)",
+                    during, normal);
+            v.require(backlog > 0, "no backlog built up while the receiver was down");
+        }
+    }
+
+    /** p99 in ms of the rows of {@code app} sent between {@code from} and {@code to}. */
+    private static double p99(Ledger ledger, Receiver receiver, UUID app, long from, long to) {
+        List<Long> latencies = new ArrayList<>();
+        for (UUID id : ledger.ids()) {
+            Ledger.Entry e = ledger.entry(id);
+            Receiver.Hit hit = receiver.hit(id);
+            if (e.app().equals(app) && hit != null && e.sentNanos() >= from && e.sentNanos() < to) {
+                latencies.add(hit.firstNanos - e.sentNanos());
+            }
+        }
+        if (latencies.isEmpty()) {
+            return Double.NaN;
+        }
+        Collections.sort(latencies);
+        return latencies.get((int) Math.ceil(latencies.size() * 0.99) - 1) / 1e6;
+    }
+}
