@@ -24,6 +24,7 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
+import java.sql.SQLException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -102,7 +103,7 @@ public class Dispatcher {
         drainLoop.pause();
         try {
             heartbeat.leave();
-        } catch (java.sql.SQLException | RuntimeException e) {
+        } catch (SQLException | RuntimeException e) {
             LOG.log(Level.FINE, "node not removed from dispatcher_nodes; it ages out", e);
         }
         if (timer != null) {
@@ -145,7 +146,7 @@ public class Dispatcher {
     }
 
     /** Pauses or resumes this node's drain loop as the cluster-wide switch says. */
-    private void followTheSwitch() throws java.sql.SQLException {
+    private void followTheSwitch() throws SQLException {
         boolean paused = dispatcherSwitch.paused();
         if (paused != drainLoop.paused()) {
             LOG.info(paused ? "dispatching paused (cluster-wide switch)" : "dispatching resumed");
@@ -164,7 +165,7 @@ public class Dispatcher {
      * catches what an earlier look skipped (rows locked at that moment, more than its limit, a claim that
      * committed late).
      */
-    private void recoverLeases() throws java.sql.SQLException {
+    private void recoverLeases() throws SQLException {
         long now = System.currentTimeMillis();
         long every = Math.max(settings.pollIntervalMillis(), Math.min(settings.leaseMillis() / 4, 5_000));
         boolean whole = recoveredUpTo == null || now - lastRecovery >= every;
@@ -180,7 +181,7 @@ public class Dispatcher {
         }
     }
 
-    private void pruneHistoryNowAndThen() throws java.sql.SQLException {
+    private void pruneHistoryNowAndThen() throws SQLException {
         long now = System.currentTimeMillis();
         if (now - lastPrune >= PRUNE_EVERY_MILLIS) {
             lastPrune = now;

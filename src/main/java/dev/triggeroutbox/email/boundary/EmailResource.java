@@ -5,18 +5,16 @@ import dev.triggeroutbox.email.control.JsonMail;
 import dev.triggeroutbox.email.control.MalformedMailException;
 import dev.triggeroutbox.email.control.MimeMail;
 import dev.triggeroutbox.outbox.boundary.Outbox;
+import dev.triggeroutbox.outbox.boundary.Payloads;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
-import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
-import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonValue;
 import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
@@ -30,8 +28,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
-import java.sql.SQLException;
-import java.util.List;
 
 /**
  * {@code /apps/{appId}/email}: a mail gateway POSTs an inbound message, raw ({@code message/rfc822})
@@ -93,15 +89,8 @@ public class EmailResource {
         String payload = limits.payloadText(mail.toJson(), null);
         // the fingerprint is the event, so a retry of either form with the same key replays
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), payload, () -> {
-            List<OutboxWriter.FannedOut> rows;
-            try {
-                rows = outbox.publish(app, SourceKind.EMAIL, payload, Callers.name(caller), null, 0, null);
-            } catch (SQLException e) {
-                throw new IllegalStateException("outbox write failed", e);
-            }
-            JsonArrayBuilder list = Jsons.array();
-            rows.forEach(r -> list.add(Jsons.object().add("id", r.id().toString()).add("triggerId", r.triggerId().toString())));
-            return new IdempotencyKeys.Answer(202, null, Jsons.object().add("rows", list).build().toString());
+            return Payloads.published(Payloads.write(() ->
+                    outbox.publish(app, SourceKind.EMAIL, payload, Callers.name(caller), null, 0, null)));
         }).toResponse();
     }
 }

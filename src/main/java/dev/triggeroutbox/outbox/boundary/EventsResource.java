@@ -1,8 +1,6 @@
 package dev.triggeroutbox.outbox.boundary;
 
-import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
-import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
@@ -10,7 +8,6 @@ import dev.triggeroutbox.rest.control.JsonBody;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonValue;
 import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
@@ -24,7 +21,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
-import java.util.List;
 
 /** {@code /apps/{appId}/events}: publish an event; one row per matching enabled trigger, in one transaction. */
 @Path("apps/{appId}/events")
@@ -60,12 +56,8 @@ public class EventsResource {
         String payloadText = event.payloadText(limits);
 
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), body.toString(), () -> {
-            List<OutboxWriter.FannedOut> rows = Payloads.write(() -> outbox.publish(app, event.kind(), payloadText,
-                    Callers.name(caller), event.root(), event.triggerDepth(), event.deliverAt()));
-            JsonArrayBuilder list = Jsons.array();
-            rows.forEach(r -> list.add(Jsons.object().add("id", r.id().toString())
-                    .add("triggerId", r.triggerId().toString())));
-            return new IdempotencyKeys.Answer(202, null, Jsons.object().add("rows", list).build().toString());
+            return Payloads.published(Payloads.write(() -> outbox.publish(app, event.kind(), payloadText,
+                    Callers.name(caller), event.root(), event.triggerDepth(), event.deliverAt())));
         }).toResponse();
     }
 }

@@ -1,16 +1,21 @@
 package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.outbox.control.OutboxLimits;
+import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.JsonBody;
+import dev.triggeroutbox.rest.control.Jsons;
+import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonValue;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.Set;
 
-/** The fields every REST producer call shares, and how its writes fail. */
-final class Payloads {
+/** The fields every REST producer call shares, how its writes fail, and how a publish answers. */
+public final class Payloads {
 
     /** The event fields of a publish or enqueue body, as read; {@link #payloadText} after the checks. */
     record Event(SourceKind kind, JsonValue payload, ExecutionId root, Integer depth, OffsetDateTime deliverAt) {
@@ -35,7 +40,7 @@ final class Payloads {
     }
 
     /** A write that may fail in the database. */
-    interface Write<T> {
+    public interface Write<T> {
         T run() throws SQLException;
     }
 
@@ -43,11 +48,18 @@ final class Payloads {
     }
 
     /** Runs a write; a database failure is the server's problem, not the client's. */
-    static <T> T write(Write<T> write) {
+    public static <T> T write(Write<T> write) {
         try {
             return write.run();
         } catch (SQLException e) {
             throw new IllegalStateException("outbox write failed", e);
         }
+    }
+
+    /** A publish's answer: 202 with the rows written, one per matching trigger. */
+    public static IdempotencyKeys.Answer published(List<OutboxWriter.FannedOut> rows) {
+        JsonArrayBuilder list = Jsons.array();
+        rows.forEach(r -> list.add(Jsons.object().add("id", r.id().toString()).add("triggerId", r.triggerId().toString())));
+        return new IdempotencyKeys.Answer(202, null, Jsons.object().add("rows", list).build().toString());
     }
 }

@@ -1,6 +1,7 @@
 package dev.triggeroutbox.replies.control;
 
 import dev.triggeroutbox.outbox.boundary.Outbox;
+import dev.triggeroutbox.outbox.boundary.Payloads;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
@@ -10,7 +11,6 @@ import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.transaction.Transactional;
 import java.net.URI;
-import java.sql.SQLException;
 import java.util.UUID;
 
 /**
@@ -39,12 +39,7 @@ public class InvokeRequests {
     public Started start(String principal, String key, String path, String body, NewOutboxRow row, URI replies) {
         IdempotencyKeys.Answer answer = idempotency.once(principal, key, "POST", path, body, () -> {
             OutboxId replyTo = OutboxId.random();
-            OutboxId id;
-            try {
-                id = outbox.enqueue(row.withReplyTo(replyTo));
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
+            OutboxId id = Payloads.write(() -> outbox.enqueue(row.withReplyTo(replyTo)));
             JsonObject pending = Jsons.object().add("id", id.toString()).add("replyId", replyTo.toString())
                     .add("status", "pending").build();
             return new IdempotencyKeys.Answer(202, replies.resolve("replies/" + replyTo).toString(), pending.toString());
