@@ -72,12 +72,9 @@ public class CronFires {
     private record Fire(Due trigger, Instant scheduledAt, int missed, Instant firstMissedAt) {
     }
 
-    /** What a pass did: rows written, triggers whose next fire it (re)computed. */
-    public record Pass(int fired, int triggers) {
-    }
-
     @Transactional(TxType.REQUIRES_NEW)
-    public Pass fireDue() throws SQLException {
+    /** One firing pass; returns the rows it wrote. */
+    public int fireDue() throws SQLException {
         try (Connection con = dataSource.getConnection()) {
             Instant now = null;
             List<Due> due = new ArrayList<>();
@@ -103,7 +100,7 @@ public class CronFires {
                 }
             }
             if (due.isEmpty()) {
-                return new Pass(0, 0);
+                return 0;
             }
             List<Fire> fires = new ArrayList<>();
             Map<UUID, Instant> nextFires = new HashMap<>();
@@ -122,7 +119,7 @@ public class CronFires {
             advance(con, nextFires, now);
             int rows = fires.size();
             wakeup.written(SourceKind.CRON, rows);
-            return new Pass(rows, due.size());
+            return rows;
         }
     }
 
