@@ -4,6 +4,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import javax.sql.DataSource;
@@ -11,7 +12,8 @@ import javax.sql.DataSource;
 /**
  * This node's line in {@code dispatcher_nodes}, written by the poll timer at most about once a
  * second (one small upsert outside the claim → deliver → finish path), so the console can show
- * every node's last tick and rows in flight. Nodes gone for a day are removed by whichever node beats.
+ * every node's last tick and rows in flight. Each beat also reads the database's clock for
+ * {@link DatabaseClock}. Nodes gone for a day are removed by whichever node beats.
  */
 @ApplicationScoped
 public class NodeHeartbeat {
@@ -29,7 +31,11 @@ public class NodeHeartbeat {
     @Inject
     DispatchCycle cycle;
 
-    private final OffsetDateTime startedAt = OffsetDateTime.now();
+    @Inject
+    DatabaseClock databaseClock;
+
+    /** When this node started, on the database's clock (its first beat). */
+    private OffsetDateTime startedAt;
     private long lastBeat;
     private long lastForget;
 
@@ -42,16 +48,23 @@ public class NodeHeartbeat {
         lastBeat = now;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
                 INSERT INTO dispatcher_nodes (node, started_at, last_tick_at, in_flight, paused, poll_ms)
-                VALUES (?, ?, now(), ?, ?, ?)                     -- 1 node, 2 started, 3 in flight, 4 paused, 5 poll
+                VALUES (?, COALESCE(?, now()), now(), ?, ?, ?)   -- 1 node, 2 started (first beat: now), 3 in flight, 4 paused, 5 poll
                 ON CONFLICT (node) DO UPDATE SET started_at = excluded.started_at, last_tick_at = now(),
                     in_flight = excluded.in_flight, paused = excluded.paused, poll_ms = excluded.poll_ms
+                RETURNING started_at, (extract(epoch FROM clock_timestamp()) * 1000)::bigint
                 """)) {
             ps.setString(1, settings.nodeName());
             ps.setObject(2, startedAt);
             ps.setInt(3, cycle.inFlight());
             ps.setBoolean(4, paused);
             ps.setLong(5, settings.pollIntervalMillis());
-            ps.executeUpdate();
+            long before = System.currentTimeMillis();
+            try (ResultSet rs = ps.executeQuery()) {
+                long after = System.currentTimeMillis();
+                rs.next();
+                startedAt = rs.getObject(1, OffsetDateTime.class);
+                databaseClock.observed(rs.getLong(2), before, after);
+            }
         }
         if (now - lastForget >= FORGET_EVERY_MILLIS) {
             lastForget = now;

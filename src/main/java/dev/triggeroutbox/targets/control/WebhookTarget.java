@@ -1,5 +1,6 @@
 package dev.triggeroutbox.targets.control;
 
+import dev.triggeroutbox.dispatch.control.DatabaseClock;
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import jakarta.annotation.PostConstruct;
@@ -7,7 +8,6 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
@@ -22,6 +22,9 @@ public class WebhookTarget implements DeliveryTarget {
     @Inject
     WebhookSettings settings;
 
+    @Inject
+    DatabaseClock databaseClock;
+
     @Resource
     ManagedExecutorService executor;
 
@@ -30,7 +33,8 @@ public class WebhookTarget implements DeliveryTarget {
     @PostConstruct
     void open() {
         sender = new WebhookSender(WebhookSender.client(settings.connectTimeout(), executor),
-                settings.addressPolicy(), settings.timeout(), settings.connectTimeout(), executor, Clock.systemUTC());
+                settings.addressPolicy(), settings.timeout(), settings.connectTimeout(), executor,
+                databaseClock.clock()); // the signed timestamp is the database's time, whatever this node's clock says
     }
 
     @Override
