@@ -85,6 +85,8 @@ record Settings(
                 "-Doutbox.webhook.connect-timeout-ms=2000",
                 "-Doutbox.retry.backoff-base-ms=500",
                 "-Doutbox.retry.backoff-cap-ms=" + Integer.getInteger("faults.backoff-cap-ms", 5_000),
+                // 0 turns the webhook circuit breaker off (to compare scenario 6 with and without it)
+                "-Doutbox.webhook.circuit-failures=" + Integer.getInteger("faults.circuit-failures", 5),
                 "-Doutbox.webhook.allowed-hosts=127.0.0.1");
     }
 

@@ -68,6 +68,10 @@ public class DispatchSettings {
     @ConfigProperty(name = "outbox.reply.retention-ms", defaultValue = "600000")
     long replyRetentionMillis;
 
+    @Inject
+    @ConfigProperty(name = "outbox.audit.retention-days", defaultValue = "365")
+    int auditRetentionDays;
+
     private String node;
     private RetryPolicy retryPolicy;
 
@@ -83,6 +87,7 @@ public class DispatchSettings {
                 "outbox.dispatch.lease-ms must be greater than outbox.delivery.timeout-ms");
         require(maxAttempts >= 1 && maxAttempts <= 1000, "outbox.retry.max-attempts must be 1..1000");
         require(historyRetentionHours >= 1, "outbox.history.retention-hours must be at least 1");
+        require(auditRetentionDays >= 1, "outbox.audit.retention-days must be at least 1");
         retryPolicy = new RetryPolicy(backoffBaseMillis, backoffCapMillis,
                 bound -> ThreadLocalRandom.current().nextLong(bound));
         node = nodeName.filter(n -> !n.isBlank()).orElseGet(DispatchSettings::defaultNodeName);
@@ -148,6 +153,11 @@ public class DispatchSettings {
         return maxAttempts;
     }
 
+    /** The longest delay the backoff gives between two attempts. */
+    public long backoffCapMillis() {
+        return backoffCapMillis;
+    }
+
     public RetryPolicy retryPolicy() {
         return retryPolicy;
     }
@@ -159,5 +169,9 @@ public class DispatchSettings {
 
     public int historyRetentionHours() {
         return historyRetentionHours;
+    }
+
+    public int auditRetentionDays() {
+        return auditRetentionDays;
     }
 }

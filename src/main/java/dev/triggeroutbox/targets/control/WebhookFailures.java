@@ -44,6 +44,17 @@ final class WebhookFailures {
         return "webhook request to " + host + " failed: " + e.getClass().getSimpleName() + detail(e);
     }
 
+    /**
+     * Whether the failure says the origin could not be reached at all (refused, or no answer in
+     * time), as opposed to an answer that went wrong: what opens its circuit.
+     */
+    static boolean unreachable(Throwable thrown) {
+        Throwable e = unwrap(thrown);
+        return e instanceof HttpTimeoutException // the connect timeout too
+                || e instanceof ConnectException
+                || e instanceof CancellationException; // given up on by the delivery timeout
+    }
+
     private static Throwable unwrap(Throwable thrown) {
         Throwable e = thrown;
         while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {

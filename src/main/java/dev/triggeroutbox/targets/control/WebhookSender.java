@@ -30,10 +30,12 @@ final class WebhookSender {
     private final Duration connectTimeout;
     private final Executor executor;
     private final Clock clock;
+    private final WebhookCircuits circuits;
 
     WebhookSender(HttpClient client, WebhookAddressPolicy policy, Duration timeout, Duration connectTimeout,
-            Executor executor, Clock clock) {
+            Executor executor, Clock clock, WebhookCircuits circuits) {
         this.client = client;
+        this.circuits = circuits;
         this.policy = policy;
         this.timeout = timeout;
         this.connectTimeout = connectTimeout;
@@ -104,20 +106,37 @@ final class WebhookSender {
                 return;
             }
             URI uri = verdict.uri();
+            String origin = origin(uri);
+            WebhookCircuits.Admission admission = circuits.admit(origin);
+            if (!admission.send()) {
+                result.complete(new DeliveryResult.Failed(admission.reason(), Duration.ofMillis(admission.deferMillis())));
+                return;
+            }
             HttpRequest request = request(row, uri, signature, clock.instant().getEpochSecond(), timeout);
             CompletableFuture<HttpResponse<String>> sent = client.sendAsync(request, BoundedBody.handler(REPLY_BYTES));
             exchange.set(sent);
             if (result.isCompletedExceptionally()) {
                 sent.cancel(true); // timed out while the exchange was being set up
             }
-            sent.whenComplete((response, e) -> result.complete(e == null
-                    ? WebhookReplies.result(response.statusCode(), response.body(),
-                            response.headers().firstValue("Location").orElse(null),
-                            response.headers().firstValue("Retry-After").orElse(null), clock.instant())
-                    : DeliveryResult.failed(WebhookFailures.describe(e, uri.getHost(), timeout, connectTimeout))));
+            sent.whenComplete((response, e) -> {
+                String failure = e == null ? null : WebhookFailures.describe(e, uri.getHost(), timeout, connectTimeout);
+                circuits.record(origin, admission, e == null || !WebhookFailures.unreachable(e), failure);
+                result.complete(e == null
+                        ? WebhookReplies.result(response.statusCode(), response.body(),
+                                response.headers().firstValue("Location").orElse(null),
+                                response.headers().firstValue("Retry-After").orElse(null), clock.instant())
+                        : DeliveryResult.failed(failure));
+            });
         } catch (RuntimeException e) {
             result.complete(DeliveryResult.failed("webhook delivery could not start: " + WebhookReplies.snippet(e.getMessage())));
         }
+    }
+
+    /** Scheme, host and port: what one circuit stands for. */
+    static String origin(URI uri) {
+        int port = uri.getPort() != -1 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+        return uri.getScheme().toLowerCase(java.util.Locale.ROOT) + "://" + uri.getHost().toLowerCase(java.util.Locale.ROOT)
+                + ":" + port;
     }
 
     /**

@@ -30,12 +30,23 @@ public class WebhookSettings {
     @ConfigProperty(name = "outbox.webhook.allowed-hosts")
     Optional<String> allowedHosts;
 
+    @Inject
+    @ConfigProperty(name = "outbox.webhook.circuit-failures", defaultValue = "5")
+    int circuitFailures;
+
+    @Inject
+    @ConfigProperty(name = "outbox.webhook.circuit-max-open-ms", defaultValue = "60000")
+    long circuitMaxOpenMillis;
+
     private WebhookAddressPolicy addressPolicy;
 
     @PostConstruct
     void check() {
         require(timeoutMillis >= 1, "outbox.webhook.timeout-ms must be at least 1");
         require(connectTimeoutMillis >= 1, "outbox.webhook.connect-timeout-ms must be at least 1");
+        require(circuitFailures >= 0, "outbox.webhook.circuit-failures must be 0 (no circuit breaker) or more");
+        require(circuitMaxOpenMillis >= WebhookCircuits.FIRST_OPEN_MILLIS,
+                "outbox.webhook.circuit-max-open-ms must be at least " + WebhookCircuits.FIRST_OPEN_MILLIS);
         WebhookAllowList allowList;
         try {
             allowList = WebhookAllowList.parse(allowedHosts.orElse(""));
@@ -44,7 +55,8 @@ public class WebhookSettings {
         }
         addressPolicy = new WebhookAddressPolicy(allowList, InetAddress::getAllByName);
         LOG.info(() -> "outbox webhook settings: timeout=" + timeoutMillis + "ms connectTimeout="
-                + connectTimeoutMillis + "ms allowed " + allowList);
+                + connectTimeoutMillis + "ms circuitFailures=" + circuitFailures + " circuitMaxOpen="
+                + circuitMaxOpenMillis + "ms allowed " + allowList);
     }
 
     private static void require(boolean ok, String message) {
@@ -60,6 +72,15 @@ public class WebhookSettings {
 
     public Duration connectTimeout() {
         return Duration.ofMillis(connectTimeoutMillis);
+    }
+
+    /** Deliveries in a row that could not reach an origin before its circuit opens (0: no circuit breaker). */
+    public int circuitFailures() {
+        return circuitFailures;
+    }
+
+    public long circuitMaxOpenMillis() {
+        return circuitMaxOpenMillis;
     }
 
     /** The SSRF guard: whether a URL may be a webhook target (checked at registration and at each delivery). */

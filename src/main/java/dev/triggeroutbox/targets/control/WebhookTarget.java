@@ -1,6 +1,7 @@
 package dev.triggeroutbox.targets.control;
 
 import dev.triggeroutbox.dispatch.control.DatabaseClock;
+import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import jakarta.annotation.PostConstruct;
@@ -10,6 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Delivers to an HTTP endpoint: the trigger's target is the URL, the row's payload the JSON body.
@@ -25,6 +27,9 @@ public class WebhookTarget implements DeliveryTarget {
     @Inject
     DatabaseClock databaseClock;
 
+    @Inject
+    DispatchSettings dispatch;
+
     @Resource
     ManagedExecutorService executor;
 
@@ -32,9 +37,16 @@ public class WebhookTarget implements DeliveryTarget {
 
     @PostConstruct
     void open() {
+        // an open circuit never waits longer than the backoff would have
+        long maxOpen = Math.min(settings.circuitMaxOpenMillis(),
+                Math.max(WebhookCircuits.FIRST_OPEN_MILLIS, dispatch.backoffCapMillis()));
+        WebhookCircuits circuits = new WebhookCircuits(settings.circuitFailures(), maxOpen,
+                settings.timeout().plus(settings.connectTimeout()).toMillis(), System::nanoTime,
+                bound -> ThreadLocalRandom.current().nextLong(bound));
         sender = new WebhookSender(WebhookSender.client(settings.connectTimeout(), executor),
                 settings.addressPolicy(), settings.timeout(), settings.connectTimeout(), executor,
-                databaseClock.clock()); // the signed timestamp is the database's time, whatever this node's clock says
+                databaseClock.clock(), // the signed timestamp is the database's time, whatever this node's clock says
+                circuits);
     }
 
     @Override

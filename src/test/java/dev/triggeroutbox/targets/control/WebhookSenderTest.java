@@ -98,7 +98,7 @@ class WebhookSenderTest {
         });
         Duration connect = Duration.ofSeconds(2);
         return new WebhookSender(WebhookSender.client(connect, executor), policy, timeout, connect, executor,
-                Clock.fixed(NOW, ZoneOffset.UTC));
+                Clock.fixed(NOW, ZoneOffset.UTC), new WebhookCircuits(0, 60_000, 7_000, System::nanoTime, bound -> 0));
     }
 
     private WebhookSender sender() {
@@ -195,6 +195,44 @@ class WebhookSenderTest {
         assertFalse(r.disableTrigger());
         assertTrue(r.error().contains("loopback") && r.error().contains("outbox.webhook.allowed-hosts"), r.error());
         assertNull(seen.poll(200, TimeUnit.MILLISECONDS), "the refused endpoint was called");
+    }
+
+    @Test
+    void anOriginThatRefusesConnectionsIsNotCalledWhileItsCircuitIsOpenAndAProbeClosesIt() throws Exception {
+        answer("/hook", 200, Map.of(), new byte[0], 0);
+        int port = server.getAddress().getPort();
+        server.stop(0); // connections to the port are refused now
+        long[] now = {0};
+        WebhookCircuits circuits = new WebhookCircuits(2, 60_000, 7_000, () -> now[0], bound -> 0);
+        Duration connect = Duration.ofSeconds(2);
+        WebhookAddressPolicy policy = new WebhookAddressPolicy(WebhookAllowList.parse("127.0.0.1"), host -> {
+            throw new UnknownHostException(host);
+        });
+        WebhookSender sender = new WebhookSender(WebhookSender.client(connect, executor), policy, Duration.ofSeconds(5),
+                connect, executor, Clock.fixed(NOW, ZoneOffset.UTC), circuits);
+        String url = "http://127.0.0.1:" + port + "/hook";
+        for (int i = 0; i < 2; i++) {
+            DeliveryResult.Failed f = assertInstanceOf(DeliveryResult.Failed.class, await(sender.send(row(url, SECRET, null))));
+            assertTrue(f.error().startsWith("could not connect to 127.0.0.1"), f.error());
+            assertNull(f.retryAfter());
+        }
+        // open: not sent, and not to be tried again before the circuit half-opens (1 s)
+        DeliveryResult.Failed skipped = assertInstanceOf(DeliveryResult.Failed.class, await(sender.send(row(url, SECRET, null))));
+        assertTrue(skipped.error().startsWith("not sent: http://127.0.0.1:" + port + " could not be reached by 2 deliveries"),
+                skipped.error());
+        assertTrue(skipped.retryAfter().toMillis() >= 1_000, skipped.toString());
+
+        // the receiver is back on the same port; after the open second one delivery probes and closes it
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        server.setExecutor(executor);
+        server.start();
+        answer("/hook", 200, Map.of(), new byte[0], 0);
+        assertInstanceOf(DeliveryResult.Failed.class, await(sender.send(row(url, SECRET, null))), "still open");
+        assertNull(seen.poll(100, TimeUnit.MILLISECONDS), "an open circuit sent a request");
+        now[0] += TimeUnit.SECONDS.toNanos(1);
+        assertInstanceOf(DeliveryResult.Delivered.class, await(sender.send(row(url, SECRET, null))));
+        assertInstanceOf(DeliveryResult.Delivered.class, await(sender.send(row(url, SECRET, null))));
+        assertEquals(0, circuits.open());
     }
 
     @Test
