@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -208,6 +209,45 @@ class AdminApiIT {
         assertTrue(entry.getInt("affected") == 3 || entry.getInt("affected") == 2, entry.toString());
         assertEquals(entry.getInt("affected"), entry.getJsonArray("targetIds").size());
         assertNotNull(java.time.OffsetDateTime.parse(entry.getString("at")));
+    }
+
+    @Test
+    void aReplayKeepsTheRowsAttemptBudgetAndARepeatedKeyReplaysNothing() {
+        UUID app = UUID.randomUUID();
+        UUID trigger = UUID.fromString(trigger(app, "kv", "failing"));
+        UUID id = deadLetter(app, "kv", "boom", 1, trigger);
+        // the row had one attempt to spend (as an invokeAsync row has), not the default 3
+        ItDatabase.update("UPDATE dead_letters SET max_attempts = 1 WHERE id = ?", id);
+        Map<String, String> key = Map.of("Idempotency-Key", "replay-" + id);
+
+        Api.Reply first = api.call(ADMIN, "POST", "admin/dead-letters/" + id + "/replay", "", key);
+        assertEquals(201, first.status(), first.toString());
+        // one failed attempt and it is dead again: its own budget, not the trigger's or the default
+        Eventually.until(WAIT, () -> "dead".equals(status(id)), () -> status(id));
+        JsonObject again = api.get(ADMIN, "admin/dead-letters/" + id).object();
+        assertEquals(1, again.getInt("attemptCount"), again.toString());
+        assertEquals(1, again.getInt("maxAttempts"), again.toString());
+        assertTrue(again.getString("lastError").contains("boom on attempt 1"), again.toString());
+
+        // the same key answers the first answer again and replays nothing
+        Api.Reply repeat = api.call(ADMIN, "POST", "admin/dead-letters/" + id + "/replay", "", key);
+        assertEquals(201, repeat.status(), repeat.toString());
+        assertEquals(first.location(), repeat.location());
+        assertEquals(first.body(), repeat.body());
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE id = ?", id), "still a dead letter");
+        assertEquals(0, ItDatabase.count("SELECT count(*) FROM outbox WHERE id = ?", id), "not back in the outbox");
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'dead-letter.replay' AND ? = ANY (target_ids)", id));
+
+        // the bulk replay honours a key too: the repeat answers the first result and moves nothing
+        Map<String, String> bulkKey = Map.of("Idempotency-Key", "bulk-" + id);
+        String filter = "{\"appId\":\"" + app + "\"}";
+        Api.Reply bulk = api.call(ADMIN, "POST", "admin/dead-letters/replay", filter, bulkKey);
+        assertEquals(200, bulk.status(), bulk.toString());
+        assertEquals(1, bulk.object().getInt("replayed"), bulk.toString());
+        Eventually.until(WAIT, () -> "dead".equals(status(id)), () -> status(id));
+        Api.Reply bulkRepeat = api.call(ADMIN, "POST", "admin/dead-letters/replay", filter, bulkKey);
+        assertEquals(bulk.body(), bulkRepeat.body());
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE id = ?", id), "the repeat replayed nothing");
     }
 
     private String status(UUID id) {

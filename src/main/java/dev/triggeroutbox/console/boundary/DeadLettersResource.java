@@ -3,9 +3,12 @@ package dev.triggeroutbox.console.boundary;
 import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.console.control.DeadLetterFilter;
 import dev.triggeroutbox.console.control.DeadLetters;
+import dev.triggeroutbox.outbox.boundary.Payloads;
+import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
+import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.JsonBody;
 import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.annotation.security.RolesAllowed;
@@ -18,6 +21,7 @@ import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -53,6 +57,12 @@ public class DeadLettersResource {
     @Inject
     AuditLog audit;
 
+    @Inject
+    IdempotencyKeys idempotency;
+
+    @Inject
+    CommitWakeup wakeup;
+
     @Context
     SecurityContext caller;
 
@@ -77,14 +87,25 @@ public class DeadLettersResource {
     @POST
     @Path("{id}/replay")
     @Transactional(rollbackOn = Exception.class)
-    public Response replay(@PathParam("id") String id) throws SQLException {
+    public Response replay(@PathParam("id") String id, @HeaderParam("Idempotency-Key") String key) {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "dead letter");
-        if (!deadLetters.replay(row, Callers.name(caller))) {
-            throw ApiException.notFound("dead letter " + id);
-        }
-        audit.record(Callers.name(caller), AuditLog.REPLAY, List.of(row.value()), null, 1);
-        return Response.created(uri.getBaseUriBuilder().path("outbox").path(row.toString()).build())
-                .entity(Jsons.object().add("id", row.toString()).build()).build();
+        String by = Callers.name(caller);
+        // a retry with the same key answers 201 again, although the dead letter is gone by then
+        return idempotency.once(by, key, "POST", uri.getPath(), "", () -> {
+            boolean replayed = Payloads.write(() -> {
+                if (!deadLetters.replay(row, by)) {
+                    return false;
+                }
+                audit.record(by, AuditLog.REPLAY, List.of(row.value()), null, 1);
+                return true;
+            });
+            if (!replayed) {
+                throw ApiException.notFound("dead letter " + id);
+            }
+            wakeup.revived(1);
+            return new IdempotencyKeys.Answer(201, uri.getBaseUriBuilder().path("outbox").path(row.toString()).build().toString(),
+                    Jsons.object().add("id", row.toString()).build().toString());
+        }).toResponse();
     }
 
     /**
@@ -95,7 +116,7 @@ public class DeadLettersResource {
     @Path("replay")
     @Consumes(MediaType.APPLICATION_JSON)
     @Transactional(rollbackOn = Exception.class)
-    public JsonObject replayMatching(JsonValue body) throws SQLException {
+    public Response replayMatching(@HeaderParam("Idempotency-Key") String key, JsonValue body) {
         JsonBody b = JsonBody.of(body, BULK_FIELDS);
         String appId = b.string("appId", false);
         String sourceKind = b.string("sourceKind", false);
@@ -107,11 +128,19 @@ public class DeadLettersResource {
         if (filter.isEmpty() && !Boolean.TRUE.equals(all)) {
             throw ApiException.invalid("all", "must be true to replay without a filter (appId, sourceKind or error)");
         }
-        DeadLetters.Replayed done = deadLetters.replayMatching(filter, limit == null ? MAX_BULK : limit, Callers.name(caller));
-        audit.record(Callers.name(caller), AuditLog.BULK_REPLAY, done.ids(), filter.json(), done.ids().size());
-        JsonArrayBuilder ids = Jsons.array();
-        done.ids().forEach(id -> ids.add(id.toString()));
-        return Jsons.object().add("replayed", done.ids().size()).add("more", done.more()).add("ids", ids).build();
+        String by = Callers.name(caller);
+        return idempotency.once(by, key, "POST", uri.getPath(), String.valueOf(body), () -> {
+            DeadLetters.Replayed done = Payloads.write(() -> {
+                DeadLetters.Replayed replayed = deadLetters.replayMatching(filter, limit == null ? MAX_BULK : limit, by);
+                audit.record(by, AuditLog.BULK_REPLAY, replayed.ids(), filter.json(), replayed.ids().size());
+                return replayed;
+            });
+            wakeup.revived(done.ids().size());
+            JsonArrayBuilder ids = Jsons.array();
+            done.ids().forEach(id -> ids.add(id.toString()));
+            return new IdempotencyKeys.Answer(200, null, Jsons.object().add("replayed", done.ids().size())
+                    .add("more", done.more()).add("ids", ids).build().toString());
+        }).toResponse();
     }
 
     @DELETE

@@ -55,6 +55,23 @@ public class AuditLog {
         }
     }
 
+    /** Deletes entries older than the retention, a bounded chunk at a time. Returns entries deleted. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public int prune(int retentionDays, int limit) throws SQLException {
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
+                DELETE FROM admin_audit
+                WHERE id = ANY (ARRAY(
+                    SELECT id FROM admin_audit
+                    WHERE at < now() - ? * interval '1 day'             -- 1: retention
+                    ORDER BY at
+                    LIMIT ?))                                           -- 2: chunk
+                """)) {
+            ps.setInt(1, retentionDays);
+            ps.setInt(2, limit);
+            return ps.executeUpdate();
+        }
+    }
+
     /** Newest first; {@code before} is the id where the previous page ended. */
     public JsonObject page(String action, UUID target, int limit, Long before) throws SQLException {
         String sql = """

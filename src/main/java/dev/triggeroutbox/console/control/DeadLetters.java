@@ -70,7 +70,7 @@ public class DeadLetters {
         String sql = """
                 SELECT d.id, d.app_id, d.source_kind, d.trigger_id, d.root_execution_id, d.trigger_depth,
                        d.attempt_count, d.last_error, d.created_at, d.dead_at, d.payload::text AS payload,
-                       d.script_id, d.reply_to, d.origin_principal, d.dead_by,
+                       d.script_id, d.reply_to, d.origin_principal, d.dead_by, d.max_attempts,
                        t.target_type, t.target, t.enabled AS trigger_enabled
                 FROM dead_letters d LEFT JOIN triggers t ON t.id = d.trigger_id AND t.app_id = d.app_id
                 WHERE d.id = ?                                                        -- 1
@@ -86,6 +86,12 @@ public class DeadLetters {
                 ConsoleJson.add(json, "replyTo", rs.getObject("reply_to", UUID.class));
                 ConsoleJson.add(json, "originPrincipal", rs.getString("origin_principal"));
                 ConsoleJson.add(json, "deadBy", rs.getString("dead_by"));
+                Integer maxAttempts = (Integer) rs.getObject("max_attempts");
+                if (maxAttempts == null) {
+                    json.addNull("maxAttempts");
+                } else {
+                    json.add("maxAttempts", maxAttempts.intValue());
+                }
                 if (rs.getString("target_type") == null) {
                     json.addNull("trigger");
                 } else {
@@ -112,12 +118,15 @@ public class DeadLetters {
         return json.add("payload", Jsons.reader(rs.getString("payload")).readValue());
     }
 
-    /** Moves dead letters back into the outbox under their own ids, due now, attempts reset. */
+    /**
+     * Moves dead letters back into the outbox under their own ids, due now, attempts reset, with the
+     * attempt budget the row had (null: its trigger's, or the default).
+     */
     private static final String REVIVE = """
             INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
-                                origin_principal, trigger_depth, root_execution_id, parent_id, last_error)
+                                origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts, last_error)
             SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
-                   origin_principal, trigger_depth, root_execution_id, parent_id,
+                   origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts,
                    'replayed by ' || ? || ' after: ' || last_error                  -- admin
             FROM revived
             RETURNING id

@@ -7,6 +7,7 @@ import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
 import dev.triggeroutbox.dispatch.control.DrainLoop;
 import dev.triggeroutbox.dispatch.control.NodeHeartbeat;
 import dev.triggeroutbox.dispatch.control.OutageLog;
+import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.triggers.control.CronFires;
 import jakarta.annotation.PostConstruct;
@@ -78,6 +79,9 @@ public class Dispatcher {
 
     @Inject
     NodeHeartbeat heartbeat;
+
+    @Inject
+    AuditLog audit;
 
     private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
     private Timer timer;
@@ -192,6 +196,7 @@ public class Dispatcher {
                 lastPrune = System.currentTimeMillis();
             }
             idempotencyKeys.prune(IDEMPOTENCY_RETENTION_HOURS);
+            audit.prune(settings.auditRetentionDays(), PRUNE_CHUNK);
         }
     }
 }

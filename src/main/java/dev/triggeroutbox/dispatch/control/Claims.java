@@ -268,14 +268,15 @@ public class Claims {
                 ), kept AS (
                     INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                             origin_principal, trigger_depth, root_execution_id, attempt_count, last_error,
-                            created_at, dead_by, parent_id)
+                            created_at, dead_by, parent_id, max_attempts)
                     SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                            origin_principal, trigger_depth, root_execution_id, attempt_count, error,
                            created_at, ?,                                -- 5: node name
-                           parent_id
+                           parent_id, max_attempts
                     FROM dead
                     ON CONFLICT (id) DO UPDATE SET attempt_count = excluded.attempt_count,
-                           last_error = excluded.last_error, dead_at = excluded.dead_at, dead_by = excluded.dead_by
+                           last_error = excluded.last_error, dead_at = excluded.dead_at, dead_by = excluded.dead_by,
+                           max_attempts = excluded.max_attempts
                 )
                 SELECT source_kind, count(*) FROM dead GROUP BY source_kind
                 """;

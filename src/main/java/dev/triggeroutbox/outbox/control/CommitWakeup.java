@@ -45,9 +45,31 @@ public class CommitWakeup {
         if (rows == 0) {
             return;
         }
-        if (registry.getTransactionKey() == null) {
+        Map<SourceKind, Integer> pending = transactionCounts();
+        if (pending == null) {
             committed(Map.of(kind, rows));
-            return;
+        } else {
+            pending.merge(kind, rows, Integer::sum);
+        }
+    }
+
+    /**
+     * Call after putting rows back into the outbox (a dead-letter replay): the dispatcher is woken
+     * when the transaction commits; nothing is counted as enqueued.
+     */
+    public void revived(int rows) {
+        if (rows > 0 && transactionCounts() == null) {
+            committed(Map.of());
+        }
+    }
+
+    /**
+     * This transaction's counts, acted on when it commits (registered on first use); null without a
+     * transaction, when the write has committed already.
+     */
+    private Map<SourceKind, Integer> transactionCounts() {
+        if (registry.getTransactionKey() == null) {
+            return null;
         }
         @SuppressWarnings("unchecked")
         Map<SourceKind, Integer> pending = (Map<SourceKind, Integer>) registry.getResource(KEY);
@@ -69,7 +91,7 @@ public class CommitWakeup {
                 }
             });
         }
-        pending.merge(kind, rows, Integer::sum);
+        return pending;
     }
 
     private void committed(Map<SourceKind, Integer> counts) {
