@@ -1,6 +1,7 @@
 package dev.triggeroutbox.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -210,6 +211,23 @@ class DispatchIT {
             assertThrows(UnknownTriggerException.class, () -> enqueue(trigger, "{}"));
         }
         assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app.value()));
+    }
+
+    @Test
+    void handlersThatWaitRunSideBySide() throws Exception {
+        // twelve deliveries must be inside the handler at once (the server's default executor has 4
+        // threads on 2 cores, Payara's one): each meets the others or fails after 900 ms
+        TestHandlers.Rendezvous.barrier = new java.util.concurrent.CyclicBarrier(TestHandlers.Rendezvous.PARTIES);
+        TriggerId meet = trigger("rendezvous", 1);
+        List<OutboxId> rows = new ArrayList<>();
+        for (int i = 0; i < TestHandlers.Rendezvous.PARTIES; i++) {
+            rows.add(enqueue(meet, "{\"n\":" + i + "}"));
+        }
+        Eventually.until(WAIT, () -> rows.stream().allMatch(id -> recorder.count(id.value()) == 1 && inOutbox(id) == 0),
+                () -> "still in the outbox: " + rows.stream().filter(id -> inOutbox(id) > 0).count());
+        for (OutboxId id : rows) {
+            assertNull(deadLetter(id), "dead-lettered (the deliveries never met): " + id);
+        }
     }
 
     @Test

@@ -127,4 +127,25 @@ public final class TestHandlers {
             return null;
         }
     }
+
+    /**
+     * Waits (at most 900 ms) until {@link #PARTIES} deliveries are inside it at once, then takes the row;
+     * fails when they never meet, as when deliveries run a few at a time.
+     */
+    @ApplicationScoped
+    @Named("rendezvous")
+    public static class Rendezvous implements OutboxHandler {
+        public static final int PARTIES = 12;
+        public static volatile java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(PARTIES);
+
+        @Inject
+        Recorder recorder;
+
+        @Override
+        public Object handle(OutboxDelivery delivery) throws Exception {
+            recorder.record("rendezvous", delivery);
+            barrier.await(900, java.util.concurrent.TimeUnit.MILLISECONDS);
+            return "met";
+        }
+    }
 }

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Runs a delivery that blocks its thread (a handler, a JMS send) on the managed executor, with the
+ * Runs a delivery that blocks its thread (a handler, a JMS send) on the {@link DeliveryThreads}, with the
  * delivery timeout armed when the work really starts; a delivery given up on interrupts its thread.
  */
 final class BlockingDelivery {

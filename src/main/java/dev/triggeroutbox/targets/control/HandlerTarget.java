@@ -5,12 +5,10 @@ import dev.triggeroutbox.api.OutboxHandler;
 import dev.triggeroutbox.api.PermanentDeliveryException;
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.literal.NamedLiteral;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Map;
@@ -26,8 +24,8 @@ public class HandlerTarget implements DeliveryTarget {
     @Any
     Instance<OutboxHandler> handlers;
 
-    @Resource
-    ManagedExecutorService executor;
+    @Inject
+    DeliveryThreads threads;
 
     // resolving a named bean is a scan of the bean graph; do it once per name
     private final Map<String, Optional<OutboxHandler>> byName = new ConcurrentHashMap<>();
@@ -50,7 +48,7 @@ public class HandlerTarget implements DeliveryTarget {
                 row.attemptCount(), maxAttempts, row.triggerDepth(),
                 row.rootExecutionId() == null ? null : row.rootExecutionId().value(), row.originPrincipal(),
                 row.createdAt());
-        return BlockingDelivery.start(executor, timeout, () -> invoke(handler.get(), delivery));
+        return BlockingDelivery.start(threads.executor(), timeout, () -> invoke(handler.get(), delivery));
     }
 
     /** Whether a handler of this name is deployed (checked when a trigger is registered). */

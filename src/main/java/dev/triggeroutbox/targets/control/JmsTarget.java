@@ -4,8 +4,6 @@ import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.platform.ServerObjects;
 import dev.triggeroutbox.rest.control.Jsons;
-import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.ConnectionFactory;
@@ -26,8 +24,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * Delivers to a queue or topic of the server's broker: the trigger's target is the destination's JNDI
  * name, the row's payload the body of a {@link TextMessage}, where it came from the message's
- * properties. Sent synchronously (a persistent send returns when the broker has the message) on the
- * managed executor, outside any transaction. Factory and destination are looked up for every send, so
+ * properties. Sent synchronously (a persistent send returns when the broker has the message) on one of
+ * the {@link DeliveryThreads}, outside any transaction. Factory and destination are looked up for every send, so
  * a destination removed from the server dead-letters its rows instead of feeding a stale reference.
  */
 @ApplicationScoped
@@ -41,8 +39,8 @@ public class JmsTarget implements DeliveryTarget {
     @ConfigProperty(name = "outbox.jms.connection-factory", defaultValue = "java:/JmsXA")
     String factoryName;
 
-    @Resource
-    ManagedExecutorService executor;
+    @Inject
+    DeliveryThreads threads;
 
     @Override
     public String type() {
@@ -72,7 +70,7 @@ public class JmsTarget implements DeliveryTarget {
 
     @Override
     public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts, Duration timeout) {
-        return BlockingDelivery.start(executor, timeout, () -> send(row));
+        return BlockingDelivery.start(threads.executor(), timeout, () -> send(row));
     }
 
     private DeliveryResult send(ClaimedRow row) {
