@@ -24,6 +24,10 @@ final class ConsoleJson {
         return value == null ? json.addNull(name) : json.add(name, value);
     }
 
+    static JsonObjectBuilder add(JsonObjectBuilder json, String name, Integer value) {
+        return value == null ? json.addNull(name) : json.add(name, value.intValue());
+    }
+
     static JsonObjectBuilder add(JsonObjectBuilder json, String name, OffsetDateTime value) {
         return value == null ? json.addNull(name) : json.add(name, utc(value));
     }

@@ -86,12 +86,7 @@ public class DeadLetters {
                 ConsoleJson.add(json, "replyTo", rs.getObject("reply_to", UUID.class));
                 ConsoleJson.add(json, "originPrincipal", rs.getString("origin_principal"));
                 ConsoleJson.add(json, "deadBy", rs.getString("dead_by"));
-                Integer maxAttempts = (Integer) rs.getObject("max_attempts");
-                if (maxAttempts == null) {
-                    json.addNull("maxAttempts");
-                } else {
-                    json.add("maxAttempts", maxAttempts.intValue());
-                }
+                ConsoleJson.add(json, "maxAttempts", (Integer) rs.getObject("max_attempts"));
                 if (rs.getString("target_type") == null) {
                     json.addNull("trigger");
                 } else {

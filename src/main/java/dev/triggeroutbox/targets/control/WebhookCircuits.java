@@ -106,9 +106,7 @@ final class WebhookCircuits {
             return;
         }
         if (reached) {
-            if (circuits.containsKey(origin)) {
-                circuits.remove(origin);
-            }
+            circuits.remove(origin);
             return;
         }
         Circuit c = circuits.computeIfAbsent(origin, k -> new Circuit());
