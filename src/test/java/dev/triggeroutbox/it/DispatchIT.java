@@ -332,9 +332,9 @@ class DispatchIT {
 
         // the dead node wakes up and reports: nothing changes, and it is counted
         BatchOutcome late = new BatchOutcome();
-        late.delivered(new OutboxId(id));
-        late.retry(new OutboxId(id), 0, "late");
-        Claims.Finished finished = claims.finish("dead-node", zombie, late);
+        late.delivered(new OutboxId(id), zombie);
+        late.retry(new OutboxId(id), zombie, 0, "late");
+        Claims.Finished finished = claims.finish("dead-node", late);
         assertEquals(new Claims.Finished(0, 0, 0, 2), finished);
         assertEquals("delivered", historyOutcome(new OutboxId(id)));
         assertEquals(1, recorder.count(id));
@@ -354,8 +354,8 @@ class DispatchIT {
                         now() + interval '1 hour')""",
                 id, app.value(), trigger.value(), token.value());
         BatchOutcome late = new BatchOutcome();
-        late.dead(new OutboxId(id), "late");
-        assertEquals(new Claims.Finished(0, 0, 0, 1), claims.finish("slow-node", token, late));
+        late.dead(new OutboxId(id), token, "late");
+        assertEquals(new Claims.Finished(0, 0, 0, 1), claims.finish("slow-node", late));
         assertEquals(0, Sql.count("SELECT count(*) FROM dead_letters WHERE id = ?", id));
         Sql.update("DELETE FROM outbox WHERE id = ?", id);
     }

@@ -2,6 +2,7 @@ package dev.triggeroutbox.bench;
 
 import dev.triggeroutbox.dispatch.control.Claims;
 
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -106,11 +107,25 @@ final class BacklogPhase {
         return rows;
     }
 
+    /** Binds the product's claim as a node with nothing in flight binds it: no app or trigger passed over. */
     private static void bind(PreparedStatement ps, int batch) throws SQLException {
-        ps.setObject(1, Claims.SCAN_FROM_START);
-        ps.setInt(2, batch);
-        ps.setObject(3, UUID.randomUUID());
-        ps.setString(4, "bench-backlog");
-        ps.setLong(5, ClaimSql.LEASE_MILLIS);
+        Connection con = ps.getConnection();
+        Array none = con.createArrayOf("uuid", new UUID[0]);
+        Array noRooms = con.createArrayOf("integer", new Integer[0]);
+        int i = 1;
+        ps.setObject(i++, Claims.SCAN_FROM_START);
+        ps.setArray(i++, none);                     // apps at their share
+        ps.setArray(i++, none);                     // triggers at their share
+        ps.setInt(i++, Claims.window(batch));       // window, as the product sizes it
+        ps.setInt(i++, batch);                      // room of an app
+        ps.setInt(i++, batch);                      // room of a trigger
+        ps.setArray(i++, none);
+        ps.setArray(i++, noRooms);
+        ps.setArray(i++, none);
+        ps.setArray(i++, noRooms);
+        ps.setInt(i++, batch);
+        ps.setObject(i++, UUID.randomUUID());
+        ps.setString(i++, "bench-backlog");
+        ps.setLong(i, ClaimSql.LEASE_MILLIS);
     }
 }

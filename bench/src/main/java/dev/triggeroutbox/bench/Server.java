@@ -21,7 +21,7 @@ import java.util.stream.Stream;
  */
 final class Server implements AutoCloseable {
 
-    static final int PORT_OFFSET = 300;
+    static final int PORT_OFFSET = Integer.getInteger("bench.port-offset", 300);
     static final int HTTP_PORT = 8080 + PORT_OFFSET;
     static final int MANAGEMENT_PORT = 9990 + PORT_OFFSET;
     static final String USER = "bench";

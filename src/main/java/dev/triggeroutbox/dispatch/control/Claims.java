@@ -34,23 +34,45 @@ import javax.sql.DataSource;
 public class Claims {
 
     /**
-     * The claim (public so the benchmark times exactly this statement). Parameters: 1 where to start
-     * in the due index, 2 batch size, 3 the claim's token, 4 node name, 5 lease in milliseconds.
+     * The claim (public so the benchmark times exactly this statement). It locks a window of the
+     * earliest due rows, passing over apps and triggers that already have their share of this node in
+     * flight, then takes from that window at most each app's and each trigger's remaining room,
+     * interleaving apps (every app's first row, then every app's second, …; due order within an app).
+     * Parameters: 1 where to start in the due index, 2 apps at their share, 3 triggers at their share,
+     * 4 window size, 5 room of an app not listed in 7, 6 room of a trigger not listed in 9, 7/8 apps with
+     * deliveries in flight and their room, 9/10 the same for triggers, 11 rows to claim, 12 the claim's
+     * token, 13 node name, 14 lease in milliseconds.
      */
     public static final String CLAIM = """
-            WITH due AS (
-                SELECT id FROM outbox
+            WITH window_rows AS (
+                SELECT id, app_id, trigger_id, next_attempt_at FROM outbox
                 WHERE claim_token IS NULL AND next_attempt_at <= now()
-                  AND next_attempt_at >= ?                           -- 1: where the last claim ended
+                  AND next_attempt_at >= ?                           -- 1: where the last full claim ended
+                  AND app_id <> ALL (?::uuid[])                      -- 2: apps at their share
+                  AND (trigger_id IS NULL OR trigger_id <> ALL (?::uuid[]))  -- 3: triggers at their share
                 ORDER BY next_attempt_at
-                LIMIT ?                                              -- 2: batch size
+                LIMIT ?                                              -- 4: window
                 FOR UPDATE SKIP LOCKED
+            ), ranked AS (
+                SELECT w.id, w.next_attempt_at,
+                       row_number() OVER (PARTITION BY w.app_id ORDER BY w.next_attempt_at) AS in_app,
+                       row_number() OVER (PARTITION BY w.trigger_id ORDER BY w.next_attempt_at) AS in_trigger,
+                       coalesce(a.room, ?) AS app_room,              -- 5: room of an app with nothing in flight
+                       coalesce(t.room, ?) AS trigger_room           -- 6: room of a trigger with nothing in flight
+                FROM window_rows w
+                LEFT JOIN unnest(?::uuid[], ?::int[]) AS a(app_id, room) ON a.app_id = w.app_id          -- 7, 8
+                LEFT JOIN unnest(?::uuid[], ?::int[]) AS t(trigger_id, room) ON t.trigger_id = w.trigger_id  -- 9, 10
+            ), due AS (
+                SELECT id FROM ranked
+                WHERE in_app <= app_room AND in_trigger <= trigger_room
+                ORDER BY in_app, next_attempt_at
+                LIMIT ?                                              -- 11: rows to claim
             ), claimed AS (
                 UPDATE outbox o
-                SET claim_token = ?,                                 -- 3: fresh token of this claim
-                    claimed_by = ?,                                  -- 4: node name
+                SET claim_token = ?,                                 -- 12: fresh token of this claim
+                    claimed_by = ?,                                  -- 13: node name
                     claimed_at = now(),
-                    lease_expires_at = now() + ? * interval '1 millisecond',  -- 5: lease
+                    lease_expires_at = now() + ? * interval '1 millisecond',  -- 14: lease
                     attempt_count = o.attempt_count + 1
                 -- by primary key from an array: a plan that stays the same whatever the table's size
                 WHERE o.id = ANY (ARRAY(SELECT id FROM due))
@@ -59,20 +81,46 @@ public class Claims {
                           o.root_execution_id, o.attempt_count, o.max_attempts, o.created_at,
                           o.next_attempt_at
             )
-            SELECT c.*, t.target_type, t.target, t.secret, t.enabled, t.max_attempts AS trigger_max_attempts
+            SELECT c.*, t.target_type, t.target, t.secret, t.enabled, t.max_attempts AS trigger_max_attempts,
+                   (SELECT count(*) FROM window_rows) AS window_rows,
+                   -- the earliest row of the window left for a later claim (no room, or past the limit)
+                   (SELECT min(r.next_attempt_at) FROM ranked r WHERE r.id <> ALL (ARRAY(SELECT id FROM due))) AS left_from
             FROM claimed c LEFT JOIN triggers t ON t.id = c.trigger_id AND t.app_id = c.app_id  -- only the row's own app's trigger
             """;
+
+    /**
+     * What one claim took, and where the next may start: {@code windowFull} when the window was full (more
+     * may be due behind it), {@code leftFrom} the earliest due time of a window row it left (null: none).
+     */
+    public record Claim(List<ClaimedRow> rows, boolean windowFull, OffsetDateTime leftFrom) {
+    }
+
+    /**
+     * What this node may claim now: apps and triggers at their share (passed over), the room of those with
+     * deliveries in flight, and the room of the others.
+     */
+    public record Room(List<UUID> fullApps, List<UUID> fullTriggers, Map<UUID, Integer> apps, Map<UUID, Integer> triggers,
+            int appRoom, int triggerRoom) {
+
+        /** No share at all: every app and trigger may take the whole claim. */
+        public static Room unlimited(int limit) {
+            return new Room(List.of(), List.of(), Map.of(), Map.of(), limit, limit);
+        }
+    }
 
     /** A lower bound below every due time: a claim that scans the whole due index. */
     public static final OffsetDateTime SCAN_FROM_START = OffsetDateTime.parse("1970-01-01T00:00:00Z");
 
-    /** How many rows one finish changed, and how many it refused because the claim was no longer held. */
-    public record Finished(int delivered, int retried, int dead, int fenced, Map<String, Integer> deliveredByKind,
-            Map<String, Integer> retriedByKind, Map<String, Integer> deadByKind) {
+    /**
+     * How many rows one finish changed, and how many it refused because the claim was no longer held;
+     * {@code released} rows never started and are claimable again with their attempt given back.
+     */
+    public record Finished(int delivered, int retried, int dead, int released, int fenced,
+            Map<String, Integer> deliveredByKind, Map<String, Integer> retriedByKind, Map<String, Integer> deadByKind) {
 
-        /** Totals only (nothing finished per kind): what a fully fenced finish returns. */
+        /** Totals only (nothing finished per kind, nothing released): what a fully fenced finish returns. */
         public Finished(int delivered, int retried, int dead, int fenced) {
-            this(delivered, retried, dead, fenced, Map.of(), Map.of(), Map.of());
+            this(delivered, retried, dead, 0, fenced, Map.of(), Map.of(), Map.of());
         }
     }
 
@@ -80,30 +128,58 @@ public class Claims {
     DataSource dataSource;
 
     /**
-     * Claims up to {@code limit} due rows for {@code node}: one statement, so concurrent claimers on any
-     * node never take the same row (SKIP LOCKED passes over rows another claim is taking right now).
-     * The lease and the due time are read on the database clock, never on this node's.
+     * Claims up to {@code limit} due rows for {@code node} within {@code room}: one statement, so concurrent
+     * claimers on any node never take the same row (SKIP LOCKED passes over rows another claim is taking
+     * right now). The lease and the due time are read on the database clock, never on this node's.
      * {@code from} (null: from the start) skips the part of the due index the previous claim
      * already took: while a long transaction keeps deleted rows from being vacuumed, their index
      * entries stay, and a claim that always scanned from the start would walk over all of them.
      */
     @Transactional(TxType.REQUIRES_NEW)
-    public List<ClaimedRow> claim(String node, ClaimToken token, int limit, long leaseMillis, OffsetDateTime from)
+    public Claim claim(String node, ClaimToken token, int limit, long leaseMillis, OffsetDateTime from, Room room)
             throws SQLException {
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(CLAIM)) {
-            ps.setObject(1, from == null ? SCAN_FROM_START : from);
-            ps.setInt(2, limit);
-            ps.setObject(3, token.value());
-            ps.setString(4, node);
-            ps.setLong(5, leaseMillis);
+            int i = 1;
+            ps.setObject(i++, from == null ? SCAN_FROM_START : from);
+            ps.setArray(i++, uuids(con, room.fullApps().toArray(UUID[]::new)));
+            ps.setArray(i++, uuids(con, room.fullTriggers().toArray(UUID[]::new)));
+            ps.setInt(i++, window(limit));
+            ps.setInt(i++, room.appRoom());
+            ps.setInt(i++, room.triggerRoom());
+            i = rooms(con, ps, i, room.apps());
+            i = rooms(con, ps, i, room.triggers());
+            ps.setInt(i++, limit);
+            ps.setObject(i++, token.value());
+            ps.setString(i++, node);
+            ps.setLong(i, leaseMillis);
             try (ResultSet rs = ps.executeQuery()) {
                 List<ClaimedRow> rows = new ArrayList<>(limit);
+                boolean windowFull = false;
+                OffsetDateTime leftFrom = null;
                 while (rs.next()) {
+                    if (rows.isEmpty()) {
+                        windowFull = rs.getLong("window_rows") == window(limit);
+                        leftFrom = rs.getObject("left_from", OffsetDateTime.class);
+                    }
                     rows.add(toClaimedRow(rs));
                 }
-                return rows;
+                return new Claim(rows, windowFull, leftFrom);
             }
         }
+    }
+
+    /**
+     * How many due rows a claim of {@code limit} looks at: room for other apps' rows to be interleaved
+     * with one app's, at the price of locking (for one short transaction) rows it may leave.
+     */
+    public static int window(int limit) {
+        return limit + Math.max(1, limit / 2);
+    }
+
+    private static int rooms(Connection con, PreparedStatement ps, int i, Map<UUID, Integer> rooms) throws SQLException {
+        ps.setArray(i, uuids(con, rooms.keySet().toArray(UUID[]::new)));
+        ps.setArray(i + 1, con.createArrayOf("integer", rooms.values().toArray(Integer[]::new)));
+        return i + 2;
     }
 
     private static ClaimedRow toClaimedRow(ResultSet rs) throws SQLException {
@@ -130,20 +206,21 @@ public class Claims {
     }
 
     /**
-     * Finishes a batch in one transaction: delivered rows move to history, retries are rescheduled,
-     * dead rows move to dead letters (and history). Rows whose claim is no longer ours are left alone
-     * and counted as fenced.
+     * Finishes a window of rows in one transaction: delivered rows move to history, retries are
+     * rescheduled, dead rows move to dead letters (and history), released rows become claimable again.
+     * Rows whose claim is no longer the one they were delivered under are left alone and counted as fenced.
      */
     @Transactional(TxType.REQUIRES_NEW)
-    public Finished finish(String node, ClaimToken token, BatchOutcome outcome) throws SQLException {
+    public Finished finish(String node, BatchOutcome outcome) throws SQLException {
         try (Connection con = dataSource.getConnection()) {
-            Map<String, Integer> delivered = outcome.delivered().isEmpty() ? Map.of() : complete(con, node, token, outcome);
-            Map<String, Integer> retried = outcome.retries().isEmpty() ? Map.of() : reschedule(con, token, outcome.retries());
-            Map<String, Integer> dead = outcome.dead().isEmpty() ? Map.of() : deadLetter(con, node, token, outcome.dead());
+            Map<String, Integer> delivered = outcome.delivered().isEmpty() ? Map.of() : complete(con, node, outcome);
+            Map<String, Integer> retried = outcome.retries().isEmpty() ? Map.of() : reschedule(con, outcome.retries());
+            Map<String, Integer> dead = outcome.dead().isEmpty() ? Map.of() : deadLetter(con, node, outcome.dead());
+            int released = outcome.released().isEmpty() ? 0 : release(con, outcome.released());
             int d = sum(delivered);
             int r = sum(retried);
             int x = sum(dead);
-            return new Finished(d, r, x, outcome.size() - d - r - x, delivered, retried, dead);
+            return new Finished(d, r, x, released, outcome.size() - d - r - x - released, delivered, retried, dead);
         }
     }
 
@@ -162,16 +239,16 @@ public class Claims {
         return counts;
     }
 
-    private static Map<String, Integer> complete(Connection con, String node, ClaimToken token, BatchOutcome outcome)
-            throws SQLException {
+    private static Map<String, Integer> complete(Connection con, String node, BatchOutcome outcome) throws SQLException {
         String sql = """
                 WITH done AS (
-                    DELETE FROM outbox
-                    WHERE id = ANY (?)                                   -- 1: delivered row ids
-                      AND claim_token = ?                                -- 2: our claim's token
-                      AND lease_expires_at > now()
-                    RETURNING id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                              attempt_count, created_at, reply_to, parent_id
+                    DELETE FROM outbox o
+                    USING unnest(?::uuid[], ?::uuid[]) AS f(id, token)   -- 1, 2: delivered rows and their claims' tokens
+                    WHERE o.id = f.id
+                      AND o.claim_token = f.token
+                      AND o.lease_expires_at > now()
+                    RETURNING o.id, o.app_id, o.source_kind, o.trigger_id, o.root_execution_id, o.trigger_depth,
+                              o.attempt_count, o.created_at, o.reply_to, o.parent_id
                 ), history AS (
                     INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
                             trigger_depth, outcome, attempt_count, last_error, created_at, finished_by, parent_id)
@@ -192,8 +269,9 @@ public class Claims {
                 SELECT source_kind, count(*) FROM done GROUP BY source_kind
                 """;
         try (PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setArray(1, uuids(con, outcome.delivered().stream().map(OutboxId::value).toArray(UUID[]::new)));
-            ps.setObject(2, token.value());
+            List<BatchOutcome.Delivered> rows = outcome.delivered();
+            ps.setArray(1, uuids(con, rows.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
+            ps.setArray(2, uuids(con, rows.stream().map(r -> r.token().value()).toArray(UUID[]::new)));
             ps.setString(3, node);
             ps.setArray(4, uuids(con, outcome.replies().stream().map(r -> r.id().value()).toArray(UUID[]::new)));
             ps.setArray(5, con.createArrayOf("text", outcome.replies().stream().map(BatchOutcome.Reply::body).toArray(String[]::new)));
@@ -201,17 +279,16 @@ public class Claims {
         }
     }
 
-    private static Map<String, Integer> reschedule(Connection con, ClaimToken token, List<BatchOutcome.Retry> retries)
-            throws SQLException {
+    private static Map<String, Integer> reschedule(Connection con, List<BatchOutcome.Retry> retries) throws SQLException {
         String sql = """
                 WITH retried AS (
                 UPDATE outbox o
                 SET next_attempt_at = now() + r.delay_ms * interval '1 millisecond',
                     last_error = r.error,
                     claim_token = NULL, claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL
-                FROM unnest(?::uuid[], ?::bigint[], ?::text[]) AS r(id, delay_ms, error)  -- 1..3: id, delay, error
+                FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::text[]) AS r(id, token, delay_ms, error)  -- 1..4
                 WHERE o.id = r.id
-                  AND o.claim_token = ?                                  -- 4: our claim's token
+                  AND o.claim_token = r.token
                   AND o.lease_expires_at > now()
                 RETURNING o.source_kind
                 )
@@ -219,21 +296,40 @@ public class Claims {
                 """;
         try (PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, uuids(con, retries.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
-            ps.setArray(2, con.createArrayOf("bigint", retries.stream().map(BatchOutcome.Retry::delayMillis).toArray(Long[]::new)));
-            ps.setArray(3, con.createArrayOf("text", retries.stream().map(BatchOutcome.Retry::error).toArray(String[]::new)));
-            ps.setObject(4, token.value());
+            ps.setArray(2, uuids(con, retries.stream().map(r -> r.token().value()).toArray(UUID[]::new)));
+            ps.setArray(3, con.createArrayOf("bigint", retries.stream().map(BatchOutcome.Retry::delayMillis).toArray(Long[]::new)));
+            ps.setArray(4, con.createArrayOf("text", retries.stream().map(BatchOutcome.Retry::error).toArray(String[]::new)));
             return byKind(ps);
         }
     }
 
-    private static Map<String, Integer> deadLetter(Connection con, String node, ClaimToken token, List<BatchOutcome.Dead> dead)
+    /** Rows that were claimed but never started: the claim is undone and its attempt given back. */
+    private static int release(Connection con, List<BatchOutcome.Released> released) throws SQLException {
+        String sql = """
+                UPDATE outbox o
+                SET claim_token = NULL, claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL,
+                    attempt_count = greatest(o.attempt_count - 1, 0),
+                    next_attempt_at = now()    -- due again now: in front of every claimer's cursor
+                FROM unnest(?::uuid[], ?::uuid[]) AS r(id, token)        -- 1, 2: rows and their claims' tokens
+                WHERE o.id = r.id
+                  AND o.claim_token = r.token
+                  AND o.lease_expires_at > now()
+                """;
+        try (PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setArray(1, uuids(con, released.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
+            ps.setArray(2, uuids(con, released.stream().map(r -> r.token().value()).toArray(UUID[]::new)));
+            return ps.executeUpdate();
+        }
+    }
+
+    private static Map<String, Integer> deadLetter(Connection con, String node, List<BatchOutcome.Dead> dead)
             throws SQLException {
         String sql = """
                 WITH dead AS (
                     DELETE FROM outbox o
-                    USING unnest(?::uuid[], ?::text[]) AS d(id, error)   -- 1, 2: ids and reasons
+                    USING unnest(?::uuid[], ?::uuid[], ?::text[]) AS d(id, token, error)   -- 1..3: rows, tokens, reasons
                     WHERE o.id = d.id
-                      AND o.claim_token = ?                              -- 3: our claim's token
+                      AND o.claim_token = d.token
                       AND o.lease_expires_at > now()
                     RETURNING o.*, d.error
                 ), answered AS (
@@ -282,8 +378,8 @@ public class Claims {
                 """;
         try (PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, uuids(con, dead.stream().map(d -> d.id().value()).toArray(UUID[]::new)));
-            ps.setArray(2, con.createArrayOf("text", dead.stream().map(BatchOutcome.Dead::error).toArray(String[]::new)));
-            ps.setObject(3, token.value());
+            ps.setArray(2, uuids(con, dead.stream().map(d -> d.token().value()).toArray(UUID[]::new)));
+            ps.setArray(3, con.createArrayOf("text", dead.stream().map(BatchOutcome.Dead::error).toArray(String[]::new)));
             ps.setString(4, node);
             ps.setString(5, node);
             return byKind(ps);

@@ -1,38 +1,28 @@
 package dev.triggeroutbox.dispatch.control;
 
-import dev.triggeroutbox.dispatch.entity.BatchOutcome;
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
-import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
-import dev.triggeroutbox.replies.control.Replies;
 import dev.triggeroutbox.targets.control.Targets;
-import dev.triggeroutbox.triggers.control.Triggers;
 import jakarta.annotation.PostConstruct;
-import jakarta.annotation.PreDestroy;
-import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * One turn of the dispatcher: claim a batch (one short transaction), start every delivery while
@@ -41,10 +31,18 @@ import java.util.logging.Logger;
  * permits; a claim takes no more rows than there are free permits, so a slow target holds its own
  * permits and never stalls the rows behind it. Any node, and any number of threads, may run cycles.
  */
+/**
+ * One turn of the dispatcher: claim due rows (one short transaction) within this node's room, and start
+ * every delivery while holding no transaction and no connection; each row is finished by the
+ * {@link Finisher} in the first window after its own delivery ends, never waiting for the rest of its
+ * claim. Deliveries in flight on this node are bounded by {@code outbox.dispatch.concurrency} permits
+ * (a claim takes no more rows than there are free permits) and shared between apps and triggers
+ * ({@code outbox.dispatch.app-max-in-flight}, {@code outbox.dispatch.trigger-max-in-flight}): an app or
+ * trigger at its share is passed over, so one slow target holds its own share and never stalls the
+ * others. Any node, and any number of threads, may run cycles.
+ */
 @ApplicationScoped
 public class DispatchCycle {
-
-    private static final Logger LOG = Logger.getLogger(DispatchCycle.class.getName());
 
     /** What a cycle claimed, and how many it could have: a full claim means more may be due. */
     public record Claimed(int rows, int limit) {
@@ -60,47 +58,33 @@ public class DispatchCycle {
     Targets targets;
 
     @Inject
-    Triggers triggers;
-
-    @Inject
     DispatchSettings settings;
 
     @Inject
     DispatchCounters counters;
 
     @Inject
-    Replies replies;
-
-    @Inject
     OutboxLimits limits;
 
     @Inject
-    DrainLoop drainLoop;
+    Finisher finisher;
 
-    /** Where a node's last full claim ended in the due index, and when a claim last scanned it whole. */
-    private record Cursor(OffsetDateTime dueAt, long fullScanNanos) {
+    /**
+     * Where a node's last full claim left off in the due index, when a claim last scanned it whole, and
+     * what that claim passed over (its apps and triggers at their share).
+     */
+    private record Cursor(OffsetDateTime dueAt, long fullScanNanos, Set<UUID> passedOver) {
     }
 
     private static final long WHOLE_SCAN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
-    private static final int FINISHERS = 2;
 
     private final Map<String, Cursor> cursors = new ConcurrentHashMap<>();
+    private final InFlight inFlight = new InFlight();
     private Semaphore permits;
-
-    @Resource
-    ManagedThreadFactory threadFactory;
-
-    private ExecutorService finisher;
 
     @PostConstruct
     void init() {
         permits = new Semaphore(settings.concurrency());
-        finisher = Executors.newFixedThreadPool(FINISHERS, threadFactory);
-    }
-
-    @PreDestroy
-    void close() {
-        finisher.shutdown();
     }
 
     /** Deliveries running on this node now (each holds a permit until it ends); for the node heartbeat. */
@@ -115,44 +99,58 @@ public class DispatchCycle {
 
     /**
      * Runs one cycle as the named node (tests use other names to act as more nodes). Waits for at
-     * least one free delivery permit, claims, starts the deliveries and returns; the batch is
-     * finished asynchronously when its deliveries end.
+     * least one free delivery permit, claims, starts the deliveries and returns; each row is finished
+     * when its own delivery ends.
      */
     public Claimed runOnce(String node) throws SQLException, InterruptedException {
         permits.acquire();
         int limit = 1 + drainPermits(settings.batchSize() - 1);
         ClaimToken token = ClaimToken.random();
+        Claims.Room room = inFlight.room(settings.appShare(), settings.triggerShare(), limit);
+        Set<UUID> passedOver = passedOver(room);
         Cursor cursor = cursors.get(node);
-        List<ClaimedRow> rows;
+        if (cursor != null && !passedOver.containsAll(cursor.passedOver())) {
+            cursor = null; // an app or trigger passed over then may have rows before the cursor now
+        }
+        Claims.Claim claim;
         try {
-            rows = claims.claim(node, token, limit, settings.leaseMillis(), cursor == null ? null : cursor.dueAt());
+            claim = claims.claim(node, token, limit, settings.leaseMillis(), cursor == null ? null : cursor.dueAt(), room);
         } catch (SQLException | RuntimeException e) {
             permits.release(limit);
             throw e;
         }
+        List<ClaimedRow> rows = claim.rows();
         permits.release(limit - rows.size());
-        advance(node, cursor, rows, limit);
+        advance(node, cursor, claim, passedOver);
         if (!rows.isEmpty()) {
             deliver(node, token, rows);
         }
         return new Claimed(rows.size(), limit);
     }
 
+    private static Set<UUID> passedOver(Claims.Room room) {
+        Set<UUID> ids = new HashSet<>(room.fullApps());
+        ids.addAll(room.fullTriggers());
+        return ids;
+    }
+
     /**
-     * After a full claim the next one starts where it ended (more is due right there). A claim that
-     * was not full starts from the start again, and so does the first claim {@link #WHOLE_SCAN_EVERY_NANOS}
-     * after the last whole scan: under a backlog that never ends, rows due earlier than the cursor (a
-     * lease recovered, a transaction that committed late) wait at most that long.
+     * After a claim whose window was full the next one starts where it left off (more is due right
+     * there): at the earliest row it left in the window, or past the last row it took. Otherwise the next
+     * claim starts from the start again, and so does the first claim {@link #WHOLE_SCAN_EVERY_NANOS} after
+     * the last whole scan: under a backlog that never ends, rows due earlier than the cursor (a lease
+     * recovered, a transaction that committed late) wait at most that long.
      */
-    private void advance(String node, Cursor cursor, List<ClaimedRow> rows, int limit) {
+    private void advance(String node, Cursor cursor, Claims.Claim claim, Set<UUID> passedOver) {
         long now = System.nanoTime();
         boolean stale = cursor != null && now - cursor.fullScanNanos() > WHOLE_SCAN_EVERY_NANOS;
-        if (rows.size() < limit || stale) {
+        if (!claim.windowFull() || claim.rows().isEmpty() || stale) {
             cursors.remove(node);
             return;
         }
-        OffsetDateTime last = rows.stream().map(ClaimedRow::dueAt).max(OffsetDateTime::compareTo).orElseThrow();
-        cursors.put(node, new Cursor(last, cursor == null ? now : cursor.fullScanNanos()));
+        OffsetDateTime from = claim.leftFrom() != null ? claim.leftFrom()
+                : claim.rows().stream().map(ClaimedRow::dueAt).max(OffsetDateTime::compareTo).orElseThrow();
+        cursors.put(node, new Cursor(from, cursor == null ? now : cursor.fullScanNanos(), passedOver));
     }
 
     private int drainPermits(int atMost) {
@@ -163,28 +161,24 @@ public class DispatchCycle {
         return taken;
     }
 
-    /** Starts every delivery of the batch; each holds one permit until it ends or times out. */
-    private void deliver(String node, ClaimToken token, List<ClaimedRow> rows) {
-        @SuppressWarnings("unchecked")
-        CompletableFuture<Void>[] settled = new CompletableFuture[rows.size()];
-        BatchOutcome outcome = new BatchOutcome();
-        for (int i = 0; i < rows.size(); i++) {
-            ClaimedRow row = rows.get(i);
+    /** Starts every delivery of the claim; each holds one permit, and its share, until it ends or times out. */
+    private void deliver(String node, ClaimToken token, List<ClaimedRow> claimed) {
+        long claimedAt = System.nanoTime();
+        // a delivery that starts later than this could not end within the lease: it is given back unstarted
+        long startBy = claimedAt + TimeUnit.MILLISECONDS.toNanos(Math.max(0, settings.finishWithinMillis() - settings.deliveryTimeoutMillis()));
+        for (ClaimedRow claimedRow : claimed) {
+            ClaimedRow row = claimedRow.startingBy(startBy);
             int maxAttempts = row.maxAttempts(settings.maxAttempts());
-            long started = System.nanoTime();
-            settled[i] = start(row, maxAttempts)
+            inFlight.started(row);
+            start(row, maxAttempts)
                     .handle((result, failure) -> failure == null ? result : asFailure(failure))
                     .thenAccept(result -> {
                         permits.release();
-                        counters.deliveryTook(System.nanoTime() - started);
-                        synchronized (outcome) {
-                            settle(outcome, row, maxAttempts, result);
-                        }
+                        inFlight.ended(row);
+                        counters.deliveryTook(System.nanoTime() - claimedAt);
+                        finisher.ended(node, token, row, maxAttempts, result);
                     });
         }
-        List<UUID> replyTos = rows.stream().map(ClaimedRow::replyTo).filter(Objects::nonNull).map(OutboxId::value).toList();
-        // finishing has threads of its own: queued behind slow deliveries it could miss its lease
-        CompletableFuture.allOf(settled).whenCompleteAsync((ignored, e) -> finish(node, token, outcome, replyTos), finisher);
     }
 
     private CompletableFuture<DeliveryResult> start(ClaimedRow row, int maxAttempts) {
@@ -198,7 +192,7 @@ public class DispatchCycle {
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(DeliveryResult.failed("delivery could not start: " + e.getMessage()));
         }
-        // the last resort: whatever a target does, the batch finishes while its lease still holds
+        // the last resort: whatever a target does, the row is finished while its lease still holds
         result.orTimeout(settings.finishWithinMillis(), TimeUnit.MILLISECONDS);
         return result;
     }
@@ -237,47 +231,5 @@ public class DispatchCycle {
             return "trigger " + row.triggerId() + " is disabled";
         }
         return null;
-    }
-
-    private void settle(BatchOutcome outcome, ClaimedRow row, int maxAttempts, DeliveryResult result) {
-        if (result instanceof DeliveryResult.Delivered d) {
-            outcome.delivered(row.id());
-            if (row.replyTo() != null) {
-                outcome.reply(row.id(), d.reply());
-            }
-        } else if (result instanceof DeliveryResult.Rejected r) {
-            outcome.dead(row.id(), r.error());
-            if (r.disableTrigger()) {
-                outcome.disable(row.triggerId());
-            }
-        } else if (result instanceof DeliveryResult.Failed f) {
-            if (row.attemptCount() >= maxAttempts) {
-                outcome.dead(row.id(), f.error());
-            } else {
-                long delay = settings.retryPolicy().delayMillis(row.attemptCount(), f.retryAfter());
-                outcome.retry(row.id(), delay, f.error());
-            }
-        }
-    }
-
-    private void finish(String node, ClaimToken token, BatchOutcome outcome, List<UUID> replyTos) {
-        try {
-            outcome.disabledTriggers().forEach(triggers::disable);
-            Claims.Finished finished = claims.finish(node, token, outcome);
-            counters.record(finished);
-            if (!replyTos.isEmpty()) {
-                replies.finished(replyTos);
-            }
-            if (finished.dead() > 0) {
-                drainLoop.wake(); // dead letters may have told dead_letter triggers
-            }
-            if (finished.fenced() > 0) {
-                LOG.warning(() -> finished.fenced() + " late result(s) of node " + node
-                        + " discarded: the lease had expired or the row was claimed again");
-            }
-        } catch (Exception e) {
-            // the rows keep their claim until the lease expires, then another claim retries them
-            LOG.log(Level.WARNING, "finishing a batch of " + outcome.size() + " row(s) failed: " + e.getMessage(), e);
-        }
     }
 }

@@ -40,6 +40,24 @@ public class DispatchSettings {
     @ConfigProperty(name = "outbox.dispatch.concurrency", defaultValue = "1000")
     int concurrency;
 
+    /**
+     * Most deliveries of one app in flight on this node at once; {@code 0} (the default) means half of
+     * {@code outbox.dispatch.concurrency}. An app at its share is passed over by the claim until some of its
+     * deliveries end, so one app's slow receiver holds at most this many permits and the others keep the
+     * rest. Equal to the concurrency: no share at all (one app may take every permit).
+     */
+    @Inject
+    @ConfigProperty(name = "outbox.dispatch.app-max-in-flight", defaultValue = "0")
+    int appMaxInFlight;
+
+    /**
+     * Most deliveries of one trigger in flight on this node at once; {@code 0} (the default) means half of
+     * the app's share, so one slow target of an app leaves the app's other triggers room.
+     */
+    @Inject
+    @ConfigProperty(name = "outbox.dispatch.trigger-max-in-flight", defaultValue = "0")
+    int triggerMaxInFlight;
+
     @Inject
     @ConfigProperty(name = "outbox.dispatch.lease-ms", defaultValue = "60000")
     long leaseMillis;
@@ -74,15 +92,23 @@ public class DispatchSettings {
 
     private String node;
     private RetryPolicy retryPolicy;
+    private int appShare;
+    private int triggerShare;
 
     @PostConstruct
     void check() {
         require(pollIntervalMillis >= 10, "outbox.dispatch.poll-interval-ms must be at least 10");
         require(batchSize >= 1 && batchSize <= 10_000, "outbox.dispatch.batch-size must be 1..10000");
         require(concurrency >= 1, "outbox.dispatch.concurrency must be at least 1");
+        require(appMaxInFlight >= 0 && appMaxInFlight <= concurrency,
+                "outbox.dispatch.app-max-in-flight must be 0 (half the concurrency) or 1..outbox.dispatch.concurrency");
+        appShare = appMaxInFlight == 0 ? Math.max(1, concurrency / 2) : appMaxInFlight;
+        require(triggerMaxInFlight >= 0 && triggerMaxInFlight <= appShare,
+                "outbox.dispatch.trigger-max-in-flight must be 0 (half the app's share) or 1..the app's share");
+        triggerShare = triggerMaxInFlight == 0 ? Math.max(1, appShare / 2) : triggerMaxInFlight;
         require(deliveryTimeoutMillis >= 1, "outbox.delivery.timeout-ms must be at least 1");
-        // A batch is finished only after its slowest delivery; the lease must outlast that, or every
-        // slow batch would be fenced and delivered again by another node.
+        // A delivery may run until its timeout; the lease must outlast that, or every slow delivery would
+        // be fenced and delivered again by another node.
         require(leaseMillis > deliveryTimeoutMillis,
                 "outbox.dispatch.lease-ms must be greater than outbox.delivery.timeout-ms");
         require(maxAttempts >= 1 && maxAttempts <= 1000, "outbox.retry.max-attempts must be 1..1000");
@@ -92,7 +118,7 @@ public class DispatchSettings {
                 bound -> ThreadLocalRandom.current().nextLong(bound));
         node = nodeName.filter(n -> !n.isBlank()).orElseGet(DispatchSettings::defaultNodeName);
         LOG.info(() -> "outbox dispatcher settings: node=" + node + " poll=" + pollIntervalMillis + "ms batch="
-                + batchSize + " concurrency=" + concurrency + " lease=" + leaseMillis + "ms timeout="
+                + batchSize + " concurrency=" + concurrency + " perApp=" + appShare + " perTrigger=" + triggerShare + " lease=" + leaseMillis + "ms timeout="
                 + deliveryTimeoutMillis + "ms maxAttempts=" + maxAttempts);
     }
 
@@ -133,13 +159,23 @@ public class DispatchSettings {
         return concurrency;
     }
 
+    /** Most deliveries of one app in flight on this node. */
+    public int appShare() {
+        return appShare;
+    }
+
+    /** Most deliveries of one trigger in flight on this node. */
+    public int triggerShare() {
+        return triggerShare;
+    }
+
     public long leaseMillis() {
         return leaseMillis;
     }
 
     /**
-     * How long after its claim a batch's deliveries may run at most: the lease less a margin for
-     * the finishing transaction, so a result is never fenced merely because deliveries queued.
+     * How long after its claim a row's delivery may run at most: the lease less a margin for the
+     * finishing transaction, so a result is never fenced merely because deliveries queued.
      */
     public long finishWithinMillis() {
         return Math.max(deliveryTimeoutMillis, leaseMillis - Math.min(5_000, leaseMillis / 4));

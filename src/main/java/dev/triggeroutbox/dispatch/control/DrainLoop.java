@@ -1,17 +1,19 @@
 package dev.triggeroutbox.dispatch.control;
 
+import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Level;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
- * Runs dispatch cycles on a managed thread until nothing is due. {@link #wake()} is cheap and safe
- * to call from anywhere (the poll timer, a committing transaction): at most one drain runs per node,
- * and a wake during a drain makes it look once more before it stops, so no wake is lost.
+ * Runs dispatch cycles on a thread of its own (made by the server's managed thread factory) until
+ * nothing is due, then sleeps until woken. It never runs on, nor blocks, a shared executor's thread:
+ * when every permit is taken it waits for one here. {@link #wake()} is cheap and safe to call from
+ * anywhere (the poll timer, a committing transaction, the finisher): a wake during a drain makes it look
+ * once more before it sleeps, so no wake is lost.
  */
 @ApplicationScoped
 public class DrainLoop {
@@ -22,23 +24,28 @@ public class DrainLoop {
     DispatchCycle cycle;
 
     @Resource
-    ManagedExecutorService executor;
+    ManagedThreadFactory threadFactory;
 
     private final OutageLog outage = new OutageLog(LOG, "dispatch cycle");
-    private final AtomicBoolean running = new AtomicBoolean();
-    private final AtomicBoolean wanted = new AtomicBoolean();
+    private final Object signal = new Object();
+    private boolean wanted;
+    private Thread thread;
     private volatile boolean paused;
     /** This node does not dispatch at all ({@code outbox.dispatch.enabled=false}): wakes are ignored. */
     private volatile boolean disabled;
+    private volatile boolean closed;
 
     public void wake() {
-        wanted.set(true);
-        if (!paused && !disabled && running.compareAndSet(false, true)) {
-            try {
-                executor.execute(this::drain);
-            } catch (RuntimeException e) { // executor shutting down: the next tick or node takes over
-                running.set(false);
-                LOG.log(Level.FINE, "dispatcher drain not started", e);
+        if (disabled || closed) {
+            return;
+        }
+        synchronized (signal) {
+            wanted = true;
+            if (thread == null) {
+                thread = threadFactory.newThread(this::drain);
+                thread.start();
+            } else {
+                signal.notify();
             }
         }
     }
@@ -62,29 +69,57 @@ public class DrainLoop {
         return paused;
     }
 
+    @PreDestroy
+    void close() {
+        Thread running;
+        synchronized (signal) {
+            closed = true;
+            running = thread;
+            signal.notify();
+        }
+        if (running != null) {
+            running.interrupt();
+            try {
+                running.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private void drain() {
-        boolean failed = false;
-        try {
-            while (!paused && wanted.getAndSet(false)) {
-                // a full batch means more may be due: claim again at once
-                while (!paused && cycle.runOnce().full()) {
-                    wanted.set(false);
+        while (awaitWake()) {
+            try {
+                // a full claim means more may be due: claim again at once
+                while (!paused && !closed && cycle.runOnce().full()) {
+                    synchronized (signal) {
+                        wanted = false;
+                    }
+                }
+                outage.succeeded();
+            } catch (InterruptedException e) {
+                if (closed) {
+                    return;
+                }
+            } catch (Exception e) {
+                // the database may be down; rows stay where they are and the next tick wakes this loop again
+                outage.failed(e);
+            }
+        }
+    }
+
+    /** Sleeps until woken while not paused; false when the loop is to end. */
+    private boolean awaitWake() {
+        synchronized (signal) {
+            while (!closed && (!wanted || paused)) {
+                try {
+                    signal.wait();
+                } catch (InterruptedException e) {
+                    // closed, or a stray interrupt: look at the flags again
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            // the database may be down; rows stay where they are and the next tick tries again
-            failed = true;
-            outage.failed(e);
-        } finally {
-            if (!failed) {
-                outage.succeeded();
-            }
-            running.set(false);
-            if (!failed && wanted.get() && !paused && !Thread.currentThread().isInterrupted()) {
-                wake();
-            }
+            wanted = false;
+            return !closed;
         }
     }
 }

@@ -1,35 +1,49 @@
 package dev.triggeroutbox.dispatch.entity;
 
+import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.TriggerId;
-import java.util.LinkedHashSet;
-import java.util.Set;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
-/** The results of one claimed batch, grouped the way they are finished: one statement per group. */
+/**
+ * The results of one finishing window (rows whose deliveries ended within a few milliseconds of each
+ * other, of any claims), grouped the way they are finished: one statement per group. Every row carries
+ * the token of the claim it was delivered under, and is finished only while that claim still holds.
+ */
 public final class BatchOutcome {
 
+    /** A delivered row. */
+    public record Delivered(OutboxId id, ClaimToken token) {
+    }
+
     /** A row to try again after {@code delayMillis}, measured from the database's now. */
-    public record Retry(OutboxId id, long delayMillis, String error) {
+    public record Retry(OutboxId id, ClaimToken token, long delayMillis, String error) {
     }
 
     /** A row to dead-letter with the reason. */
-    public record Dead(OutboxId id, String error) {
+    public record Dead(OutboxId id, ClaimToken token, String error) {
+    }
+
+    /** A row whose delivery never started: claimable again, its attempt given back. */
+    public record Released(OutboxId id, ClaimToken token) {
     }
 
     /** A delivered row's answer, kept for its caller (rows with reply_to only). */
     public record Reply(OutboxId id, String body) {
     }
 
-    private final List<OutboxId> delivered = new ArrayList<>();
+    private final List<Delivered> delivered = new ArrayList<>();
     private final List<Reply> replies = new ArrayList<>();
     private final List<Retry> retries = new ArrayList<>();
     private final List<Dead> dead = new ArrayList<>();
+    private final List<Released> released = new ArrayList<>();
     private final Set<TriggerId> disabledTriggers = new LinkedHashSet<>();
 
-    public void delivered(OutboxId id) {
-        delivered.add(id);
+    public void delivered(OutboxId id, ClaimToken token) {
+        delivered.add(new Delivered(id, token));
     }
 
     /** Keeps the answer of a delivered row whose caller waits for it. */
@@ -41,12 +55,16 @@ public final class BatchOutcome {
         return replies;
     }
 
-    public void retry(OutboxId id, long delayMillis, String error) {
-        retries.add(new Retry(id, delayMillis, storable(error)));
+    public void retry(OutboxId id, ClaimToken token, long delayMillis, String error) {
+        retries.add(new Retry(id, token, delayMillis, storable(error)));
     }
 
-    public void dead(OutboxId id, String error) {
-        dead.add(new Dead(id, storable(error)));
+    public void dead(OutboxId id, ClaimToken token, String error) {
+        dead.add(new Dead(id, token, storable(error)));
+    }
+
+    public void release(OutboxId id, ClaimToken token) {
+        released.add(new Released(id, token));
     }
 
     /** The target is gone for good (a webhook answered 410): the trigger is disabled. */
@@ -58,7 +76,7 @@ public final class BatchOutcome {
         return disabledTriggers;
     }
 
-    public List<OutboxId> delivered() {
+    public List<Delivered> delivered() {
         return delivered;
     }
 
@@ -70,12 +88,16 @@ public final class BatchOutcome {
         return dead;
     }
 
+    public List<Released> released() {
+        return released;
+    }
+
     /** PostgreSQL text holds no NUL character; one in a target's answer must not fail the whole batch. */
     static String storable(String text) {
         return text == null || text.indexOf('\0') < 0 ? text : text.replace("\0", "");
     }
 
     public int size() {
-        return delivered.size() + retries.size() + dead.size();
+        return delivered.size() + retries.size() + dead.size() + released.size();
     }
 }

@@ -26,7 +26,25 @@ public record ClaimedRow(
         Integer rowMaxAttempts,
         OffsetDateTime createdAt,
         OffsetDateTime dueAt,
-        TriggerTarget trigger) {
+        TriggerTarget trigger,
+        long startBy) {
+
+    /** A row without a start deadline (tests, tools): its delivery may start whenever a thread is free. */
+    public ClaimedRow(OutboxId id, AppId appId, String sourceKind, TriggerId triggerId, ScriptId scriptId, OutboxId replyTo,
+            String payload, String originPrincipal, int triggerDepth, ExecutionId rootExecutionId, int attemptCount,
+            Integer rowMaxAttempts, OffsetDateTime createdAt, OffsetDateTime dueAt, TriggerTarget trigger) {
+        this(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth, rootExecutionId,
+                attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, Long.MAX_VALUE);
+    }
+
+    /**
+     * The same row with the latest instant ({@link System#nanoTime()}) at which its delivery may start and
+     * still end within the claim's lease; a delivery waiting for a thread past it is given back unstarted.
+     */
+    public ClaimedRow startingBy(long nanos) {
+        return new ClaimedRow(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth,
+                rootExecutionId, attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, nanos);
+    }
 
     /** The trigger's side of the join; absent when the row names no trigger or the trigger was deleted. */
     public record TriggerTarget(String targetType, String target, String secret, boolean enabled, Integer maxAttempts) {

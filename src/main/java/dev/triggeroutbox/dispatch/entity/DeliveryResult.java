@@ -17,6 +17,13 @@ public sealed interface DeliveryResult {
     record Rejected(String error, boolean disableTrigger) implements DeliveryResult {
     }
 
+    /**
+     * The delivery never started (no delivery thread was free before the claim's start deadline): no
+     * attempt is spent, the row is given back to be claimed again.
+     */
+    record NotStarted(String reason) implements DeliveryResult {
+    }
+
     static DeliveryResult failed(String error) {
         return new Failed(error, null);
     }

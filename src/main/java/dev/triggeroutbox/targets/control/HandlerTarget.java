@@ -48,7 +48,7 @@ public class HandlerTarget implements DeliveryTarget {
                 row.attemptCount(), maxAttempts, row.triggerDepth(),
                 row.rootExecutionId() == null ? null : row.rootExecutionId().value(), row.originPrincipal(),
                 row.createdAt());
-        return BlockingDelivery.start(threads.executor(), timeout, () -> invoke(handler.get(), delivery));
+        return threads.start(row, timeout, () -> invoke(handler.get(), delivery));
     }
 
     /** Whether a handler of this name is deployed (checked when a trigger is registered). */

@@ -70,7 +70,7 @@ public class JmsTarget implements DeliveryTarget {
 
     @Override
     public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts, Duration timeout) {
-        return BlockingDelivery.start(threads.executor(), timeout, () -> send(row));
+        return threads.start(row, timeout, () -> send(row));
     }
 
     private DeliveryResult send(ClaimedRow row) {

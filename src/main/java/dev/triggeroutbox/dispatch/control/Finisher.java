@@ -1,0 +1,188 @@
+package dev.triggeroutbox.dispatch.control;
+
+import dev.triggeroutbox.dispatch.entity.BatchOutcome;
+import dev.triggeroutbox.dispatch.entity.ClaimedRow;
+import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import dev.triggeroutbox.outbox.entity.ClaimToken;
+import dev.triggeroutbox.replies.control.Replies;
+import dev.triggeroutbox.triggers.control.Triggers;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Finishes rows as their deliveries end, in short windows: whatever ended within {@link #WINDOW_MILLIS}
+ * of the first, at most {@link #WINDOW_ROWS}, of any claims, is finished by one short transaction of
+ * set-based statements. A row never waits for the slowest delivery of the claim it came with, so an
+ * invoke's answer is stored (and its caller woken) in the first window after it arrives.
+ */
+@ApplicationScoped
+public class Finisher {
+
+    private static final Logger LOG = Logger.getLogger(Finisher.class.getName());
+    static final int WINDOW_ROWS = 500;
+    static final long WINDOW_MILLIS = 5;
+    /** Two, so that one slow finishing transaction does not hold the next window back. */
+    private static final int THREADS = 2;
+
+    /** A delivery that ended, with the claim it ran under. */
+    private record Ended(String node, ClaimToken token, ClaimedRow row, int maxAttempts, DeliveryResult result) {
+    }
+
+    @Inject
+    Claims claims;
+
+    @Inject
+    Triggers triggers;
+
+    @Inject
+    DispatchSettings settings;
+
+    @Inject
+    DispatchCounters counters;
+
+    @Inject
+    Replies replies;
+
+    @Inject
+    DrainLoop drainLoop;
+
+    @Resource
+    ManagedThreadFactory threadFactory;
+
+    private final LinkedBlockingQueue<Ended> ended = new LinkedBlockingQueue<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean closed;
+
+    @PostConstruct
+    void open() {
+        for (int i = 0; i < THREADS; i++) {
+            Thread thread = threadFactory.newThread(this::serve);
+            threads.add(thread);
+            thread.start();
+        }
+    }
+
+    /** Finishes what has ended so far, then stops. */
+    @PreDestroy
+    void close() {
+        closed = true;
+        threads.forEach(Thread::interrupt);
+        for (Thread thread : threads) {
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        List<Ended> left = new ArrayList<>();
+        ended.drainTo(left);
+        if (!left.isEmpty()) {
+            finish(left);
+        }
+    }
+
+    /** Takes the result of one delivery; it is finished in the next window. */
+    void ended(String node, ClaimToken token, ClaimedRow row, int maxAttempts, DeliveryResult result) {
+        ended.add(new Ended(node, token, row, maxAttempts, result));
+    }
+
+    private void serve() {
+        while (!closed) {
+            List<Ended> window = new ArrayList<>();
+            try {
+                window.add(ended.take());
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WINDOW_MILLIS);
+                while (window.size() < WINDOW_ROWS) {
+                    ended.drainTo(window, WINDOW_ROWS - window.size());
+                    long left = until - System.nanoTime();
+                    if (window.size() >= WINDOW_ROWS || left <= 0) {
+                        break;
+                    }
+                    Ended next = ended.poll(left, TimeUnit.NANOSECONDS);
+                    if (next == null) {
+                        break;
+                    }
+                    window.add(next);
+                }
+            } catch (InterruptedException e) {
+                ended.addAll(window); // finished by close()
+                return;
+            }
+            finish(window);
+        }
+    }
+
+    private void finish(List<Ended> window) {
+        Map<String, BatchOutcome> byNode = new LinkedHashMap<>();
+        Map<String, List<UUID>> replyTos = new LinkedHashMap<>();
+        for (Ended e : window) {
+            settle(byNode.computeIfAbsent(e.node(), n -> new BatchOutcome()), e);
+            if (e.row().replyTo() != null) {
+                replyTos.computeIfAbsent(e.node(), n -> new ArrayList<>()).add(e.row().replyTo().value());
+            }
+        }
+        byNode.forEach((node, outcome) -> finish(node, outcome, replyTos.getOrDefault(node, List.of())));
+    }
+
+    private void settle(BatchOutcome outcome, Ended e) {
+        ClaimedRow row = e.row();
+        if (e.result() instanceof DeliveryResult.Delivered d) {
+            outcome.delivered(row.id(), e.token());
+            if (row.replyTo() != null) {
+                outcome.reply(row.id(), d.reply());
+            }
+        } else if (e.result() instanceof DeliveryResult.Rejected r) {
+            outcome.dead(row.id(), e.token(), r.error());
+            if (r.disableTrigger()) {
+                outcome.disable(row.triggerId());
+            }
+        } else if (e.result() instanceof DeliveryResult.Failed f) {
+            if (row.attemptCount() >= e.maxAttempts()) {
+                outcome.dead(row.id(), e.token(), f.error());
+            } else {
+                long delay = settings.retryPolicy().delayMillis(row.attemptCount(), f.retryAfter());
+                outcome.retry(row.id(), e.token(), delay, f.error());
+            }
+        } else if (e.result() instanceof DeliveryResult.NotStarted) {
+            outcome.release(row.id(), e.token());
+        }
+    }
+
+    private void finish(String node, BatchOutcome outcome, List<UUID> replyTos) {
+        try {
+            outcome.disabledTriggers().forEach(triggers::disable);
+            Claims.Finished finished = claims.finish(node, outcome);
+            counters.record(finished);
+            if (!replyTos.isEmpty()) {
+                replies.finished(replyTos);
+            }
+            // dead letters may have told dead_letter triggers; released rows are due again; and the
+            // rows that just ended made room that a claim may have been waiting for
+            drainLoop.wake();
+            if (finished.fenced() > 0) {
+                LOG.warning(() -> finished.fenced() + " late result(s) of node " + node
+                        + " discarded: the lease had expired or the row was claimed again");
+            }
+            if (finished.released() > 0) {
+                LOG.fine(() -> finished.released() + " row(s) given back unstarted (no delivery thread free in time)");
+            }
+        } catch (Exception e) {
+            // the rows keep their claim until the lease expires, then another claim retries them
+            LOG.log(Level.WARNING, "finishing " + outcome.size() + " row(s) failed: " + e.getMessage(), e);
+        }
+    }
+}
