@@ -148,4 +148,30 @@ public final class TestHandlers {
             return "met";
         }
     }
+
+    /**
+     * Holds every delivery until the test opens the gate (at most 900 ms, below the tests' delivery
+     * timeout), counting those inside: a stand-in for a slow target that is up.
+     */
+    @ApplicationScoped
+    @Named("gate")
+    public static class Gate implements OutboxHandler {
+        public static volatile java.util.concurrent.CountDownLatch open = new java.util.concurrent.CountDownLatch(1);
+        public static final java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Inject
+        Recorder recorder;
+
+        @Override
+        public Object handle(OutboxDelivery delivery) throws Exception {
+            recorder.record("gate", delivery);
+            inside.incrementAndGet();
+            try {
+                open.await(900, java.util.concurrent.TimeUnit.MILLISECONDS);
+                return "through";
+            } finally {
+                inside.decrementAndGet();
+            }
+        }
+    }
 }

@@ -64,7 +64,7 @@ record Settings(
                 quick,
                 integer("bench.rows", quick ? 10_000 : 100_000),
                 integer("bench.warmup-rows", quick ? 2_000 : 10_000),
-                integer("bench.concurrency", 1000),
+                integer("bench.concurrency", 2000),
                 integer("bench.worker-threads", 32),
                 integer("bench.batch-size", 500),
                 integer("bench.poll-ms", 100),

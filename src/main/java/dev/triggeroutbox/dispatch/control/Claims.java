@@ -246,7 +246,9 @@ public class Claims {
                     USING unnest(?::uuid[], ?::uuid[]) AS f(id, token)   -- 1, 2: delivered rows and their claims' tokens
                     WHERE o.id = f.id
                       AND o.claim_token = f.token
-                      AND o.lease_expires_at > now()
+                      -- the lease still holds; an expression, so that no plan is driven by the lease index (the rows
+                      -- are found by primary key, whatever the statistics say about leases)
+                      AND o.lease_expires_at - now() > interval '0'
                     RETURNING o.id, o.app_id, o.source_kind, o.trigger_id, o.root_execution_id, o.trigger_depth,
                               o.attempt_count, o.created_at, o.reply_to, o.parent_id
                 ), history AS (
@@ -289,7 +291,9 @@ public class Claims {
                 FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::text[]) AS r(id, token, delay_ms, error)  -- 1..4
                 WHERE o.id = r.id
                   AND o.claim_token = r.token
-                  AND o.lease_expires_at > now()
+                  -- the lease still holds; an expression, so that no plan is driven by the lease index (the rows
+                  -- are found by primary key, whatever the statistics say about leases)
+                  AND o.lease_expires_at - now() > interval '0'
                 RETURNING o.source_kind
                 )
                 SELECT source_kind, count(*) FROM retried GROUP BY source_kind
@@ -313,7 +317,9 @@ public class Claims {
                 FROM unnest(?::uuid[], ?::uuid[]) AS r(id, token)        -- 1, 2: rows and their claims' tokens
                 WHERE o.id = r.id
                   AND o.claim_token = r.token
-                  AND o.lease_expires_at > now()
+                  -- the lease still holds; an expression, so that no plan is driven by the lease index (the rows
+                  -- are found by primary key, whatever the statistics say about leases)
+                  AND o.lease_expires_at - now() > interval '0'
                 """;
         try (PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, uuids(con, released.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
@@ -330,7 +336,9 @@ public class Claims {
                     USING unnest(?::uuid[], ?::uuid[], ?::text[]) AS d(id, token, error)   -- 1..3: rows, tokens, reasons
                     WHERE o.id = d.id
                       AND o.claim_token = d.token
-                      AND o.lease_expires_at > now()
+                      -- the lease still holds; an expression, so that no plan is driven by the lease index (the rows
+                      -- are found by primary key, whatever the statistics say about leases)
+                      AND o.lease_expires_at - now() > interval '0'
                     RETURNING o.*, d.error
                 ), answered AS (
                     INSERT INTO replies (id, app_id, outbox_id, outcome, error)

@@ -173,10 +173,13 @@ public class DispatchCycle {
             start(row, maxAttempts)
                     .handle((result, failure) -> failure == null ? result : asFailure(failure))
                     .thenAccept(result -> {
-                        permits.release();
-                        inFlight.ended(row);
                         counters.deliveryTook(System.nanoTime() - claimedAt);
-                        finisher.ended(node, token, row, maxAttempts, result);
+                        // the row holds its permit and its share until it is finished: a finisher that falls
+                        // behind slows the claims down instead of letting claimed rows pile up
+                        finisher.ended(node, token, row, maxAttempts, result, () -> {
+                            permits.release();
+                            inFlight.ended(row);
+                        });
                     });
         }
     }

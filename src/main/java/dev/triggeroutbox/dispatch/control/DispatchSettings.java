@@ -36,8 +36,12 @@ public class DispatchSettings {
     @ConfigProperty(name = "outbox.dispatch.batch-size", defaultValue = "500")
     int batchSize;
 
+    /**
+     * Deliveries in flight per node (permits). At least four batches by default, so that one app alone,
+     * held to half of it, still has two claims' worth of rows in flight while the next is claimed.
+     */
     @Inject
-    @ConfigProperty(name = "outbox.dispatch.concurrency", defaultValue = "1000")
+    @ConfigProperty(name = "outbox.dispatch.concurrency", defaultValue = "2000")
     int concurrency;
 
     /**
@@ -51,8 +55,9 @@ public class DispatchSettings {
     int appMaxInFlight;
 
     /**
-     * Most deliveries of one trigger in flight on this node at once; {@code 0} (the default) means half of
-     * the app's share, so one slow target of an app leaves the app's other triggers room.
+     * Most deliveries of one trigger in flight on this node at once; {@code 0} (the default) means the
+     * app's share. Lower it (e.g. to half of the app's share) so that one slow target of an app leaves the
+     * app's other triggers room; below two batches a lone fast trigger is claimed in smaller batches.
      */
     @Inject
     @ConfigProperty(name = "outbox.dispatch.trigger-max-in-flight", defaultValue = "0")
@@ -104,8 +109,8 @@ public class DispatchSettings {
                 "outbox.dispatch.app-max-in-flight must be 0 (half the concurrency) or 1..outbox.dispatch.concurrency");
         appShare = appMaxInFlight == 0 ? Math.max(1, concurrency / 2) : appMaxInFlight;
         require(triggerMaxInFlight >= 0 && triggerMaxInFlight <= appShare,
-                "outbox.dispatch.trigger-max-in-flight must be 0 (half the app's share) or 1..the app's share");
-        triggerShare = triggerMaxInFlight == 0 ? Math.max(1, appShare / 2) : triggerMaxInFlight;
+                "outbox.dispatch.trigger-max-in-flight must be 0 (the app's share) or 1..the app's share");
+        triggerShare = triggerMaxInFlight == 0 ? appShare : triggerMaxInFlight;
         require(deliveryTimeoutMillis >= 1, "outbox.delivery.timeout-ms must be at least 1");
         // A delivery may run until its timeout; the lease must outlast that, or every slow delivery would
         // be fenced and delivered again by another node.

@@ -37,8 +37,9 @@ public class Finisher {
     /** Two, so that one slow finishing transaction does not hold the next window back. */
     private static final int THREADS = 2;
 
-    /** A delivery that ended, with the claim it ran under. */
-    private record Ended(String node, ClaimToken token, ClaimedRow row, int maxAttempts, DeliveryResult result) {
+    /** A delivery that ended, with the claim it ran under, and what to do once its row is finished. */
+    private record Ended(String node, ClaimToken token, ClaimedRow row, int maxAttempts, DeliveryResult result,
+            Runnable finished) {
     }
 
     @Inject
@@ -95,9 +96,13 @@ public class Finisher {
         }
     }
 
-    /** Takes the result of one delivery; it is finished in the next window. */
-    void ended(String node, ClaimToken token, ClaimedRow row, int maxAttempts, DeliveryResult result) {
-        ended.add(new Ended(node, token, row, maxAttempts, result));
+    /**
+     * Takes the result of one delivery; it is finished in the next window, and then {@code finished} runs
+     * (whether the finishing transaction committed or failed: a row it could not finish comes back after its
+     * lease).
+     */
+    void ended(String node, ClaimToken token, ClaimedRow row, int maxAttempts, DeliveryResult result, Runnable finished) {
+        ended.add(new Ended(node, token, row, maxAttempts, result, finished));
     }
 
     private void serve() {
@@ -135,7 +140,14 @@ public class Finisher {
                 replyTos.computeIfAbsent(e.node(), n -> new ArrayList<>()).add(e.row().replyTo().value());
             }
         }
-        byNode.forEach((node, outcome) -> finish(node, outcome, replyTos.getOrDefault(node, List.of())));
+        try {
+            byNode.forEach((node, outcome) -> finish(node, outcome, replyTos.getOrDefault(node, List.of())));
+        } finally {
+            window.forEach(e -> e.finished().run());
+            // dead letters may have told dead_letter triggers; released rows are due again; and the
+            // rows just finished made room that a claim may have been waiting for
+            drainLoop.wake();
+        }
     }
 
     private void settle(BatchOutcome outcome, Ended e) {
@@ -170,9 +182,6 @@ public class Finisher {
             if (!replyTos.isEmpty()) {
                 replies.finished(replyTos);
             }
-            // dead letters may have told dead_letter triggers; released rows are due again; and the
-            // rows that just ended made room that a claim may have been waiting for
-            drainLoop.wake();
             if (finished.fenced() > 0) {
                 LOG.warning(() -> finished.fenced() + " late result(s) of node " + node
                         + " discarded: the lease had expired or the row was claimed again");

@@ -152,7 +152,9 @@ public class DeliveryThreads {
                 turns.addLast(job.app);
             }
             queue.addLast(job);
-            lock.notify();
+            if (running.getOrDefault(job.app, 0) < perApp) {
+                lock.notify(); // else one of the app's own threads takes it when it is done
+            }
             sweep = !sweeping;
             sweeping = true;
         }
@@ -184,9 +186,6 @@ public class DeliveryThreads {
             } finally {
                 synchronized (lock) {
                     running.merge(job.app, -1, (a, b) -> a + b == 0 ? null : a + b);
-                    if (queues.containsKey(job.app)) {
-                        lock.notify(); // the app may have room for its next delivery now
-                    }
                 }
                 Thread.interrupted(); // an interrupt meant for this delivery must not reach the next one
             }

@@ -1,0 +1,110 @@
+package dev.triggeroutbox.rest;
+
+import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.it.Eventually;
+import java.net.URL;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * One app's slow-but-up webhook receiver does not slow another app (black-box, real receivers on
+ * loopback): app A has more rows waiting for its slow receiver than the node has delivery permits, and
+ * app B's rows still reach their receiver at once, because A holds only its share of the node.
+ */
+@ExtendWith(ArquillianExtension.class)
+class SlowAppIT {
+
+    /** How long A's receiver takes to answer each request (below the tests' webhook timeout of 800 ms). */
+    private static final long SLOW_MILLIS = 600;
+    /** More than the node's 1,000 delivery permits: without shares, A alone would hold all of them. */
+    private static final int A_ROWS = 1_100;
+    private static final int B_ROWS = 20;
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.outbox();
+    }
+
+    @ArquillianResource
+    URL base;
+
+    private Api api;
+    private Receiver receiver;
+
+    @BeforeEach
+    void start() throws Exception {
+        api = new Api(base);
+        receiver = new Receiver();
+    }
+
+    @AfterEach
+    void stop() {
+        receiver.close();
+        api.close();
+    }
+
+    private String webhook(UUID app, String path) {
+        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
+                {"sourceKind":"kv","target":{"type":"webhook","url":"%s"}}""".formatted(receiver.url(path)));
+        assertEquals(201, r.status(), r.toString());
+        return r.object().getString("id");
+    }
+
+    @Test
+    void anotherAppsRowsArriveAtOnceWhileOneAppsReceiverIsSlow() {
+        UUID a = UUID.randomUUID();
+        UUID b = UUID.randomUUID();
+        receiver.script("/slow", n -> new Receiver.Answer(204, Map.of(), "", SLOW_MILLIS));
+        receiver.script("/fast", n -> Receiver.Answer.of(204));
+        String slow = webhook(a, "/slow");
+        String fast = webhook(b, "/fast");
+
+        ItDatabase.update("""
+                INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload)
+                SELECT gen_random_uuid(), ?, 'kv', ?, jsonb_build_object('n', n) FROM generate_series(1, ?) n""",
+                a, UUID.fromString(slow), A_ROWS);
+        Eventually.until(Duration.ofSeconds(10), () -> receiver.at("/slow").size() >= 200,
+                () -> receiver.at("/slow").size() + " of A's requests arrived");
+
+        Map<String, Instant> enqueuedAt = new HashMap<>();
+        for (int i = 0; i < B_ROWS; i++) {
+            Instant before = Instant.now();
+            Api.Reply r = api.post(ADMIN, "outbox", """
+                    {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{"n":%d}}""".formatted(b, fast, i));
+            assertEquals(201, r.status(), r.toString());
+            enqueuedAt.put(r.object().getString("id"), before);
+        }
+        Eventually.until(Duration.ofSeconds(20), () -> receiver.rowsAt("/fast").size() == B_ROWS,
+                () -> receiver.rowsAt("/fast").size() + " of B's rows arrived");
+        long slowest = 0;
+        for (Receiver.Request got : receiver.rowsAt("/fast")) {
+            slowest = Math.max(slowest, Duration.between(enqueuedAt.get(got.header("webhook-id")), got.at()).toMillis());
+        }
+        System.out.printf("slow app: B's slowest row took %d ms from enqueue to its receiver; A's receiver answers after %d ms%n",
+                slowest, SLOW_MILLIS);
+        // without shares, B's rows wait for permits that A's slow requests hold (at least SLOW_MILLIS)
+        assertTrue(slowest < SLOW_MILLIS * 2 / 3, "B's slowest row took " + slowest + " ms: it waited behind A's slow receiver");
+
+        Eventually.until(Duration.ofSeconds(60),
+                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered'", a) == A_ROWS,
+                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", a) + " of A's rows finished");
+        List<Receiver.Request> rowsOfA = receiver.rowsAt("/slow");
+        assertEquals(A_ROWS, rowsOfA.size(), "every row of A reached its receiver");
+    }
+}
