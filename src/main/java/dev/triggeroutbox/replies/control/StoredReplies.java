@@ -1,6 +1,7 @@
 package dev.triggeroutbox.replies.control;
 
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.platform.HousekeepingJob;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -14,14 +15,21 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The {@code replies} table, but for its writes: the dispatcher stores an answer in the same
- * transaction that finishes its row, on whichever node delivered it. This reads answers back: one
- * for {@code GET /replies/{id}}, or all those a node awaits in one statement.
+ * transaction that finishes its row, on whichever node delivered it. This reads answers back (one
+ * for {@code GET /replies/{id}}, or all those a node awaits in one statement) and forgets those
+ * nobody collected within {@code outbox.reply.retention-ms}.
  */
 @ApplicationScoped
-public class StoredReplies {
+public class StoredReplies implements HousekeepingJob {
+
+    /** Every second, as when the dispatcher's tick pruned them: an answer is gone about a second after its retention. */
+    static final long PRUNE_EVERY_MILLIS = 1_000;
+    /** Answers per delete: one short transaction, whatever the backlog. */
+    static final int PRUNE_CHUNK = 10_000;
 
     /** What a target answered: delivered with a body (may be null), or dead with the reason. */
     public record Reply(UUID appId, OutboxId row, boolean delivered, String body, String error) {
@@ -33,6 +41,15 @@ public class StoredReplies {
 
     @Inject
     DataSource dataSource;
+
+    /**
+     * How long an answer stays fetchable with {@code GET /replies/{id}} after it came. Longer: callers
+     * whose wait ended first may come back later, and the table holds that many minutes of answers
+     * (bodies up to the webhook's answer limit); at least 1 ms.
+     */
+    @Inject
+    @ConfigProperty(name = "outbox.reply.retention-ms", defaultValue = "600000")
+    long retentionMillis;
 
     public Optional<Reply> find(UUID replyTo) throws SQLException {
         return Optional.ofNullable(answered(List.of(replyTo)).get(replyTo));
@@ -64,5 +81,17 @@ public class StoredReplies {
                         : Optional.empty();
             }
         }
+    }
+
+    /** Answers nobody collected within the retention go, a chunk at a time. */
+    @Override
+    public Pruning pruning() {
+        return new Pruning("replies", "outbox.reply.retention-ms", retentionMillis, PRUNE_EVERY_MILLIS, """
+                DELETE FROM replies
+                WHERE id = ANY (ARRAY(
+                    SELECT id FROM replies
+                    WHERE created_at < now() - ? * interval '1 millisecond'  -- 1: retention
+                    LIMIT ?))                                                -- 2: chunk
+                """, PRUNE_CHUNK);
     }
 }
