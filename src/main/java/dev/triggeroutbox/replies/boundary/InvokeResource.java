@@ -114,15 +114,14 @@ public class InvokeResource {
 
         if (timeout == 0) {
             // no wait, so no slot: answered at once like before
-            InvokeRequests.Started started = requests.start(principal, key, uri.getPath(), String.valueOf(body), row, uri.getBaseUri());
+            InvokeRequests.Started started = start(principal, key, body, row);
             async.resume(answer(stored.find(started.replyId()), started, instance));
             return;
         }
         WaitingInvokes.Slot slot = waiting.take(principal); // before anything is written: a refusal leaves nothing
         InvokeRequests.Started started;
         try {
-            // committed before the wait; a repeated Idempotency-Key waits for the first request's answer
-            started = requests.start(principal, key, uri.getPath(), String.valueOf(body), row, uri.getBaseUri());
+            started = start(principal, key, body, row);
         } catch (RuntimeException e) {
             slot.close();
             throw e;
@@ -138,6 +137,11 @@ public class InvokeResource {
             slot.close();
             r.resume(answer(Optional.empty(), started, instance));
         });
+    }
+
+    /** Commits the row before any wait; a repeated Idempotency-Key starts nothing and waits for the first request's answer. */
+    private InvokeRequests.Started start(String principal, String key, JsonValue body, NewOutboxRow row) {
+        return requests.start(principal, key, uri.getPath(), String.valueOf(body), row, uri.getBaseUri());
     }
 
     /** 200 with the target's answer (502 when it refused), or 202 with where to fetch it later. */
