@@ -111,7 +111,12 @@ public class Replies {
     public Wait await(UUID replyTo, long timeoutMillis, Consumer<Optional<StoredReplies.Reply>> answer) {
         Wait wait = new Wait(replyTo, answer);
         waits.add(wait);
-        wait.deadline = scheduler.schedule(() -> wait.end(Optional.empty()), timeoutMillis, TimeUnit.MILLISECONDS);
+        try {
+            wait.deadline = scheduler.schedule(() -> wait.end(Optional.empty()), timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopping) {
+            wait.end(Optional.empty()); // the application is stopping: the caller gets its 202 now
+            return wait;
+        }
         if (wait.ended.get()) {
             wait.forget(); // answered before its deadline was set: take that back
         }
