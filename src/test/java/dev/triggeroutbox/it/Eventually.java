@@ -11,10 +11,17 @@ public final class Eventually {
     }
 
     public static void until(Duration timeout, BooleanSupplier condition, Supplier<String> whatWasSeen) {
+        if (!within(timeout, condition)) {
+            throw new AssertionError("not within " + timeout + ": " + whatWasSeen.get());
+        }
+    }
+
+    /** Whether the condition came within the timeout (for a test that reports what it saw before it asserts). */
+    public static boolean within(Duration timeout, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + timeout + ": " + whatWasSeen.get());
+                return false;
             }
             try {
                 Thread.sleep(25);
@@ -23,5 +30,6 @@ public final class Eventually {
                 throw new AssertionError("interrupted while waiting", e);
             }
         }
+        return true;
     }
 }

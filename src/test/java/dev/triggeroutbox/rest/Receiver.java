@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -43,12 +44,13 @@ final class Receiver implements AutoCloseable {
     static final Answer NEVER = new Answer(-1, Map.of(), "");
 
     private final HttpServer server;
-    private final Map<String, Function<Integer, Answer>> scripts = new ConcurrentHashMap<>();
+    private final Map<String, BiFunction<Integer, Request, Answer>> scripts = new ConcurrentHashMap<>();
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final CountDownLatch closing = new CountDownLatch(1);
 
     Receiver() throws IOException {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        // a backlog for hundreds of deliveries arriving at once (the default, 50, drops connects past it)
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
         server.createContext("/", this::handle);
         server.setExecutor(Executors.newCachedThreadPool());
         server.start();
@@ -59,7 +61,12 @@ final class Receiver implements AutoCloseable {
     }
 
     void script(String path, Function<Integer, Answer> answer) {
-        scripts.put(path, answer);
+        scripts.put(path, (n, request) -> answer.apply(n));
+    }
+
+    /** A path whose answer depends on the request itself (e.g. echoes its body). */
+    void answer(String path, Function<Request, Answer> answer) {
+        scripts.put(path, (n, request) -> answer.apply(request));
     }
 
     List<Request> at(String path) {
@@ -79,9 +86,10 @@ final class Receiver implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         String path = exchange.getRequestURI().getPath();
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-        requests.add(new Request(path, Map.copyOf(lowerCase(exchange.getRequestHeaders())), body, Instant.now()));
+        Request request = new Request(path, Map.copyOf(lowerCase(exchange.getRequestHeaders())), body, Instant.now());
+        requests.add(request);
         int n = at(path).size();
-        Answer answer = scripts.getOrDefault(path, i -> Answer.of(404)).apply(n);
+        Answer answer = scripts.getOrDefault(path, (i, r) -> Answer.of(404)).apply(n, request);
         if (answer == NEVER) {
             try {
                 closing.await();

@@ -485,6 +485,22 @@ class RestApiIT {
         Eventually.until(WAIT, () -> "delivered".equals(status(PRODUCER_A, pausedRow)), () -> status(PRODUCER_A, pausedRow));
     }
 
+    @Test
+    void answersNobodyCollectedAreForgottenAfterTheirRetentionAChunkAtATime() {
+        // more old answers than one delete takes (10,000), and one fresh one that must stay
+        UUID app = UUID.randomUUID();
+        assertEquals(25_000, ItDatabase.update("""
+                INSERT INTO replies (id, app_id, outbox_id, outcome, body, created_at)
+                SELECT gen_random_uuid(), ?, gen_random_uuid(), 'delivered', '{}', now() - interval '1 day'
+                FROM generate_series(1, 25000)""", app));
+        UUID fresh = UUID.randomUUID();
+        ItDatabase.update("INSERT INTO replies (id, app_id, outbox_id, outcome, body) VALUES (?, ?, gen_random_uuid(), 'delivered', '{}')",
+                fresh, app);
+        String old = "SELECT count(*) FROM replies WHERE app_id = ? AND created_at < now() - interval '1 hour'";
+        Eventually.until(WAIT, () -> ItDatabase.count(old, app) == 0, () -> ItDatabase.count(old, app) + " old answers left");
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM replies WHERE id = ?", fresh), "an answer within its retention stays");
+    }
+
     private String pausedRow;
 
     private static void assertNoInternals(Api.Reply r) {

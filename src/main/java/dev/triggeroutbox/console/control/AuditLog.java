@@ -1,5 +1,6 @@
 package dev.triggeroutbox.console.control;
 
+import dev.triggeroutbox.platform.HousekeepingJob;
 import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -17,13 +18,20 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The record of admin actions ({@code admin_audit}): written in the caller's transaction, so an
- * action that rolls back leaves no record, and read newest first in pages.
+ * action that rolls back leaves no record, read newest first in pages, and forgotten after
+ * {@code outbox.audit.retention-days} by the housekeeping the dispatcher's timer runs.
  */
 @ApplicationScoped
-public class AuditLog {
+public class AuditLog implements HousekeepingJob {
+
+    /** Once a minute: entries are kept for days, and each pass walks the table's time index. */
+    static final long PRUNE_EVERY_MILLIS = 60_000;
+    /** Entries per delete: one short transaction, whatever the backlog. */
+    static final int PRUNE_CHUNK = 10_000;
 
     /** Action names as stored and as {@code GET /admin/audit?action=} filters them. */
     public static final String REPLAY = "dead-letter.replay";
@@ -37,6 +45,14 @@ public class AuditLog {
 
     @Inject
     DataSource dataSource;
+
+    /**
+     * Days an admin action stays on the audit page. A year by default, the span audits usually ask
+     * about; shorter keeps less personal data (principals) around; at least 1.
+     */
+    @Inject
+    @ConfigProperty(name = "outbox.audit.retention-days", defaultValue = "365")
+    int retentionDays;
 
     @Transactional(Transactional.TxType.REQUIRED)
     public void record(String principal, String action, List<UUID> targets, JsonObject filter, int affected)
@@ -55,21 +71,17 @@ public class AuditLog {
         }
     }
 
-    /** Deletes entries older than the retention, a bounded chunk at a time. Returns entries deleted. */
-    @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public int prune(int retentionDays, int limit) throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
+    /** The oldest entries past the retention go, a chunk at a time. */
+    @Override
+    public Pruning pruning() {
+        return new Pruning("audit", "outbox.audit.retention-days", retentionDays, PRUNE_EVERY_MILLIS, """
                 DELETE FROM admin_audit
                 WHERE id = ANY (ARRAY(
                     SELECT id FROM admin_audit
                     WHERE at < now() - ? * interval '1 day'             -- 1: retention
                     ORDER BY at
                     LIMIT ?))                                           -- 2: chunk
-                """)) {
-            ps.setInt(1, retentionDays);
-            ps.setInt(2, limit);
-            return ps.executeUpdate();
-        }
+                """, PRUNE_CHUNK);
     }
 
     /** Newest first; {@code before} is the id where the previous page ended. */

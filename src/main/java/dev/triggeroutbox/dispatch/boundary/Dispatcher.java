@@ -5,10 +5,9 @@ import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
 import dev.triggeroutbox.dispatch.control.DrainLoop;
+import dev.triggeroutbox.dispatch.control.Housekeeping;
 import dev.triggeroutbox.dispatch.control.NodeHeartbeat;
 import dev.triggeroutbox.dispatch.control.OutageLog;
-import dev.triggeroutbox.console.control.AuditLog;
-import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.triggers.control.CronFires;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -33,7 +32,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * The poll timer of this node: a non-persistent interval timer (every node has its own; nodes
  * coordinate only through the database). Each tick recovers expired leases, fires due cron
- * triggers and wakes the drain loop; commits that enqueue wake it too, so the timer is the safety net, not the latency path.
+ * triggers, runs the housekeeping jobs (each table's owner prunes its own table) and wakes the drain
+ * loop; commits that enqueue wake it too, so the timer is the safety net, not the latency path.
  */
 @Singleton
 @Startup
@@ -43,11 +43,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class Dispatcher {
 
     private static final Logger LOG = Logger.getLogger(Dispatcher.class.getName());
-    private static final long PRUNE_EVERY_MILLIS = 60_000;
     private static final int RECOVER_LIMIT = 1_000;
-    private static final int PRUNE_CHUNK = 10_000;
-    private static final long PRUNE_BUDGET_MILLIS = 2_000;
-    private static final int IDEMPOTENCY_RETENTION_HOURS = 24;
 
     @Resource
     TimerService timers;
@@ -68,9 +64,6 @@ public class Dispatcher {
     DispatcherSwitch dispatcherSwitch;
 
     @Inject
-    IdempotencyKeys idempotencyKeys;
-
-    @Inject
     CronFires cronFires;
 
     @Inject
@@ -81,11 +74,10 @@ public class Dispatcher {
     NodeHeartbeat heartbeat;
 
     @Inject
-    AuditLog audit;
+    Housekeeping housekeeping;
 
     private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
     private Timer timer;
-    private long lastPrune;
     private long lastRecovery;
     private java.time.OffsetDateTime recoveredUpTo;
 
@@ -136,8 +128,7 @@ public class Dispatcher {
                 cronFires.fireDue();
             }
             if (dispatching) {
-                claims.pruneReplies(settings.replyRetentionMillis());
-                pruneHistoryNowAndThen();
+                housekeeping.run();
             }
             outage.succeeded();
         } catch (Exception e) {
@@ -182,21 +173,6 @@ public class Dispatcher {
         if (recovered.rows() > 0) {
             counters.leasesRecovered(recovered.rows());
             LOG.info(() -> recovered.rows() + " expired lease(s) recovered; those rows are claimable again");
-        }
-    }
-
-    private void pruneHistoryNowAndThen() throws SQLException {
-        long now = System.currentTimeMillis();
-        if (now - lastPrune >= PRUNE_EVERY_MILLIS) {
-            lastPrune = now;
-            // chunks until the old history is gone or the budget is spent: bounded work per tick
-            long budgetEnds = now + PRUNE_BUDGET_MILLIS;
-            while (claims.pruneHistory(settings.historyRetentionHours(), PRUNE_CHUNK) == PRUNE_CHUNK
-                    && System.currentTimeMillis() < budgetEnds) {
-                lastPrune = System.currentTimeMillis();
-            }
-            idempotencyKeys.prune(IDEMPOTENCY_RETENTION_HOURS);
-            audit.prune(settings.auditRetentionDays(), PRUNE_CHUNK);
         }
     }
 }

@@ -435,33 +435,6 @@ public class Claims {
         }
     }
 
-    /** Forgets replies nobody collected within the retention. Returns rows deleted. */
-    @Transactional(TxType.REQUIRES_NEW)
-    public int pruneReplies(long retentionMillis) throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(
-                "DELETE FROM replies WHERE created_at < now() - ? * interval '1 millisecond'")) {  // 1: retention
-            ps.setLong(1, retentionMillis);
-            return ps.executeUpdate();
-        }
-    }
-
-    /** Deletes history older than the retention, a bounded chunk at a time. Returns rows deleted. */
-    @Transactional(TxType.REQUIRES_NEW)
-    public int pruneHistory(int retentionHours, int limit) throws SQLException {
-        String sql = """
-                DELETE FROM delivery_history
-                WHERE ctid = ANY (ARRAY(
-                    SELECT ctid FROM delivery_history
-                    WHERE finished_at < now() - ? * interval '1 hour'    -- 1: retention
-                    LIMIT ?))                                            -- 2: chunk
-                """;
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setInt(1, retentionHours);
-            ps.setInt(2, limit);
-            return ps.executeUpdate();
-        }
-    }
-
     private static Array uuids(Connection con, UUID[] ids) throws SQLException {
         return con.createArrayOf("uuid", ids);
     }

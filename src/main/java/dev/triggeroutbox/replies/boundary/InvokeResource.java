@@ -7,6 +7,8 @@ import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.replies.control.InvokeRequests;
 import dev.triggeroutbox.replies.control.Replies;
 import dev.triggeroutbox.replies.control.ReplyAnswers;
+import dev.triggeroutbox.replies.control.StoredReplies;
+import dev.triggeroutbox.replies.control.WaitingInvokes;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.JsonBody;
@@ -23,25 +25,36 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.CompletionCallback;
+import jakarta.ws.rs.container.ConnectionCallback;
+import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 import java.sql.SQLException;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * {@code POST /apps/{appId}/triggers/{id}/invoke}: request/reply through the outbox. The row is
- * committed first (so it is delivered even if this caller goes away), then the caller waits,
- * holding no transaction, for the target's answer: 200 with it, or 202 with where to fetch it.
+ * committed first (so it is delivered even if this caller goes away), then the request is suspended
+ * until the target's answer (200 with it) or the timeout (202 with where to fetch it): a waiting
+ * invoke holds neither a transaction nor a request thread. Waiting invokes are capped per caller and
+ * per node ({@link WaitingInvokes}); past a cap the invoke is refused (429) before it writes anything.
  */
 @Path("apps/{appId}/triggers/{triggerId}/invoke")
 @RequestScoped
 @RolesAllowed({Callers.PRODUCER, Callers.ADMIN})
 @Produces(MediaType.APPLICATION_JSON)
 public class InvokeResource {
+
+    /** How long past its own deadline the container's timeout of a suspended invoke comes: only a backstop. */
+    private static final long BACKSTOP_MILLIS = 5_000;
 
     @Inject
     InvokeRequests requests;
@@ -51,6 +64,12 @@ public class InvokeResource {
 
     @Inject
     Replies replies;
+
+    @Inject
+    StoredReplies stored;
+
+    @Inject
+    WaitingInvokes waiting;
 
     @Inject
     OutboxLimits limits;
@@ -71,9 +90,9 @@ public class InvokeResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response invoke(@PathParam("appId") String appId, @PathParam("triggerId") String triggerId,
-            @QueryParam("timeoutMs") String timeoutMs, @HeaderParam("Idempotency-Key") String key, JsonValue body)
-            throws SQLException, InterruptedException {
+    public void invoke(@PathParam("appId") String appId, @PathParam("triggerId") String triggerId,
+            @QueryParam("timeoutMs") String timeoutMs, @HeaderParam("Idempotency-Key") String key, JsonValue body,
+            @Suspended AsyncResponse async) throws SQLException {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
         Callers.requireApp(caller, app);
         Trigger trigger = triggers.find(app, Callers.pathId(triggerId, TriggerId::parse, "trigger"))
@@ -86,19 +105,70 @@ public class InvokeResource {
         if (!trigger.enabled()) {
             throw ApiException.unprocessable("trigger-disabled", "trigger " + triggerId + " is disabled");
         }
+        // everything the answer needs is read now: the request's context is gone once it is suspended
+        String principal = Callers.name(caller);
+        String instance = uri.getRequestUri().getRawPath();
+        NewOutboxRow row = NewOutboxRow.to(app, trigger.sourceKind(), trigger.id(), text)
+                .withScript(trigger.scriptId().orElse(null))
+                .withOrigin(principal);
 
-        // committed before the wait; a repeated Idempotency-Key waits for the first request's answer
-        InvokeRequests.Started started = requests.start(Callers.name(caller), key, uri.getPath(), String.valueOf(body),
-                NewOutboxRow.to(app, trigger.sourceKind(), trigger.id(), text)
-                        .withScript(trigger.scriptId().orElse(null))
-                        .withOrigin(Callers.name(caller)),
-                uri.getBaseUri());
-        return replies.await(started.replyId(), timeout)
-                .map(reply -> ReplyAnswers.of(reply, uri.getRequestUri().getRawPath()))
+        if (timeout == 0) {
+            // no wait, so no slot: answered at once like before
+            InvokeRequests.Started started = start(principal, key, body, row);
+            async.resume(answer(stored.find(started.replyId()), started, instance));
+            return;
+        }
+        WaitingInvokes.Slot slot = waiting.take(principal); // before anything is written: a refusal leaves nothing
+        InvokeRequests.Started started;
+        try {
+            started = start(principal, key, body, row);
+        } catch (RuntimeException e) {
+            slot.close();
+            throw e;
+        }
+        async.setTimeout(timeout + BACKSTOP_MILLIS, TimeUnit.MILLISECONDS);
+        Replies.Wait wait = replies.await(started.replyId(), timeout, reply -> {
+            slot.close();
+            async.resume(answer(reply, started, instance));
+        });
+        async.register(new Release(wait, slot));
+        async.setTimeoutHandler(r -> {
+            wait.cancel();
+            slot.close();
+            r.resume(answer(Optional.empty(), started, instance));
+        });
+    }
+
+    /** Commits the row before any wait; a repeated Idempotency-Key starts nothing and waits for the first request's answer. */
+    private InvokeRequests.Started start(String principal, String key, JsonValue body, NewOutboxRow row) {
+        return requests.start(principal, key, uri.getPath(), String.valueOf(body), row, uri.getBaseUri());
+    }
+
+    /** 200 with the target's answer (502 when it refused), or 202 with where to fetch it later. */
+    private static Response answer(Optional<StoredReplies.Reply> reply, InvokeRequests.Started started, String instance) {
+        return reply.map(r -> ReplyAnswers.of(r, instance))
                 .orElseGet(() -> Response.fromResponse(started.pending().toResponse())
                         .header("Outbox-Row-Id", started.row().toString())
                         .header("Retry-After", "1")
                         .build());
+    }
+
+    /**
+     * Gives the wait and its slot back however the suspended request ends: answered, failed, or the
+     * client gone (where the server tells; otherwise the wait's own deadline ends it).
+     */
+    private record Release(Replies.Wait pending, WaitingInvokes.Slot slot) implements CompletionCallback, ConnectionCallback {
+        @Override
+        public void onComplete(Throwable failure) {
+            pending.cancel();
+            slot.close();
+        }
+
+        @Override
+        public void onDisconnect(AsyncResponse disconnected) {
+            pending.cancel();
+            slot.close();
+        }
     }
 
     private long timeout(String text) {

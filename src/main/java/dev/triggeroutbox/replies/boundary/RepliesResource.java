@@ -3,7 +3,7 @@ package dev.triggeroutbox.replies.boundary;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.replies.control.Replies;
+import dev.triggeroutbox.replies.control.StoredReplies;
 import dev.triggeroutbox.replies.control.ReplyAnswers;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
@@ -31,7 +31,7 @@ import java.util.UUID;
 public class RepliesResource {
 
     @Inject
-    Replies replies;
+    StoredReplies replies;
 
     @Context
     SecurityContext caller;
@@ -42,11 +42,11 @@ public class RepliesResource {
     @GET
     public Response get(@PathParam("id") String id) throws SQLException {
         UUID replyTo = Callers.pathId(id, OutboxId::parse, "reply").value();
-        Optional<Replies.Reply> reply = replies.find(replyTo);
+        Optional<StoredReplies.Reply> reply = replies.find(replyTo);
         if (reply.isPresent() && Callers.mayReach(caller, new AppId(reply.get().appId()))) {
             return ReplyAnswers.of(reply.get(), uri.getRequestUri().getRawPath());
         }
-        Optional<Replies.Pending> pending = reply.isPresent() ? Optional.empty() : replies.pending(replyTo);
+        Optional<StoredReplies.Pending> pending = reply.isPresent() ? Optional.empty() : replies.pending(replyTo);
         if (pending.isPresent() && Callers.mayReach(caller, new AppId(pending.get().appId()))) {
             return Response.accepted(Jsons.object().add("id", pending.get().row().toString())
                     .add("replyId", id).add("status", "pending").build()).header("Retry-After", "1").build();

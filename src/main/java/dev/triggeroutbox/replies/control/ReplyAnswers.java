@@ -12,7 +12,7 @@ public final class ReplyAnswers {
     private ReplyAnswers() {
     }
 
-    public static Response of(Replies.Reply reply, String instance) {
+    public static Response of(StoredReplies.Reply reply, String instance) {
         if (!reply.delivered()) {
             return Response.fromResponse(Problems.response(502, "target-failed", "The target failed",
                     "the target did not accept the request: " + reply.error(), instance))

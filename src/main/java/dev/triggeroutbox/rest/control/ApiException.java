@@ -59,6 +59,12 @@ public class ApiException extends RuntimeException {
                 "the request body exceeds the limit of " + limit + " bytes (outbox.max-payload-bytes)");
     }
 
+    /** 429: the caller asks for more than a limit allows right now; {@code Retry-After} says when to try again. */
+    public static ApiException tooMany(String type, String detail, long retryAfterSeconds) {
+        return new ApiException(429, type, "Too many requests", detail, List.of(),
+                Map.of("Retry-After", Long.toString(retryAfterSeconds)));
+    }
+
     public int status() {
         return status;
     }

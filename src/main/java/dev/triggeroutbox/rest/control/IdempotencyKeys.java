@@ -1,5 +1,6 @@
 package dev.triggeroutbox.rest.control;
 
+import dev.triggeroutbox.platform.HousekeepingJob;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -14,6 +15,7 @@ import java.sql.SQLException;
 import java.util.HexFormat;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * {@code Idempotency-Key} on POST: the first answer is stored with the rows it created, in the same
@@ -22,7 +24,12 @@ import javax.sql.DataSource;
  * key never makes two rows. A key reused for a different request is refused (422).
  */
 @ApplicationScoped
-public class IdempotencyKeys {
+public class IdempotencyKeys implements HousekeepingJob {
+
+    /** Once a minute: keys are kept for hours. */
+    static final long PRUNE_EVERY_MILLIS = 60_000;
+    /** Keys per delete: one short transaction, whatever the backlog. */
+    static final int PRUNE_CHUNK = 10_000;
 
     /** What a POST answered: status, Location (may be null) and the JSON body. */
     public record Answer(int status, String location, String body) {
@@ -37,6 +44,14 @@ public class IdempotencyKeys {
 
     @Inject
     DataSource dataSource;
+
+    /**
+     * Hours a key replays its first answer. 24 covers a client's retries across a day's outage (the
+     * usual promise of idempotency keys); after it, the same key makes a new request. At least 1.
+     */
+    @Inject
+    @ConfigProperty(name = "outbox.idempotency.retention-hours", defaultValue = "24")
+    int retentionHours;
 
     /**
      * Runs {@code work} once per (caller, key): the first call runs it and stores its answer, later
@@ -110,15 +125,16 @@ public class IdempotencyKeys {
         }
     }
 
-    /** Forgets keys older than the retention; called by the dispatcher's housekeeping. */
-    @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public int prune(int retentionHours) throws SQLException {
-        try (Connection con = dataSource.getConnection();
-                PreparedStatement ps = con.prepareStatement(
-                        "DELETE FROM idempotency_keys WHERE created_at < now() - ? * interval '1 hour'")) {
-            ps.setInt(1, retentionHours);
-            return ps.executeUpdate();
-        }
+    /** Keys older than the retention go, a chunk at a time. */
+    @Override
+    public Pruning pruning() {
+        return new Pruning("idempotency keys", "outbox.idempotency.retention-hours", retentionHours, PRUNE_EVERY_MILLIS, """
+                DELETE FROM idempotency_keys
+                WHERE ctid = ANY (ARRAY(
+                    SELECT ctid FROM idempotency_keys
+                    WHERE created_at < now() - ? * interval '1 hour'     -- 1: retention
+                    LIMIT ?))                                            -- 2: chunk
+                """, PRUNE_CHUNK);
     }
 
     private static String sha256(String text) {

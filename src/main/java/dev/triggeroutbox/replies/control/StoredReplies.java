@@ -1,0 +1,97 @@
+package dev.triggeroutbox.replies.control;
+
+import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.platform.HousekeepingJob;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The {@code replies} table, but for its writes: the dispatcher stores an answer in the same
+ * transaction that finishes its row, on whichever node delivered it. This reads answers back (one
+ * for {@code GET /replies/{id}}, or all those a node awaits in one statement) and forgets those
+ * nobody collected within {@code outbox.reply.retention-ms}.
+ */
+@ApplicationScoped
+public class StoredReplies implements HousekeepingJob {
+
+    /** Every second, as when the dispatcher's tick pruned them: an answer is gone about a second after its retention. */
+    static final long PRUNE_EVERY_MILLIS = 1_000;
+    /** Answers per delete: one short transaction, whatever the backlog. */
+    static final int PRUNE_CHUNK = 10_000;
+
+    /** What a target answered: delivered with a body (may be null), or dead with the reason. */
+    public record Reply(UUID appId, OutboxId row, boolean delivered, String body, String error) {
+    }
+
+    /** A row still on its way to the target whose answer is awaited. */
+    public record Pending(UUID appId, OutboxId row) {
+    }
+
+    @Inject
+    DataSource dataSource;
+
+    /**
+     * How long an answer stays fetchable with {@code GET /replies/{id}} after it came. Longer: callers
+     * whose wait ended first may come back later, and the table holds that many minutes of answers
+     * (bodies up to the webhook's answer limit); at least 1 ms.
+     */
+    @Inject
+    @ConfigProperty(name = "outbox.reply.retention-ms", defaultValue = "600000")
+    long retentionMillis;
+
+    public Optional<Reply> find(UUID replyTo) throws SQLException {
+        return Optional.ofNullable(answered(List.of(replyTo)).get(replyTo));
+    }
+
+    /** The answers among {@code replyTos} that are there, by reply id: one statement whatever their number. */
+    public Map<UUID, Reply> answered(Collection<UUID> replyTos) throws SQLException {
+        Map<UUID, Reply> found = new HashMap<>();
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(
+                "SELECT id, app_id, outbox_id, outcome, body, error FROM replies WHERE id = ANY (?)")) {  // 1: reply ids
+            ps.setArray(1, con.createArrayOf("uuid", replyTos.toArray(UUID[]::new)));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    found.put(rs.getObject(1, UUID.class), new Reply(rs.getObject(2, UUID.class),
+                            new OutboxId(rs.getObject(3, UUID.class)), "delivered".equals(rs.getString(4)),
+                            rs.getString(5), rs.getString(6)));
+                }
+            }
+        }
+        return found;
+    }
+
+    public Optional<Pending> pending(UUID replyTo) throws SQLException {
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(
+                "SELECT app_id, id FROM outbox WHERE reply_to = ? LIMIT 1")) {  // 1: reply id
+            ps.setObject(1, replyTo);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(new Pending(rs.getObject(1, UUID.class), new OutboxId(rs.getObject(2, UUID.class))))
+                        : Optional.empty();
+            }
+        }
+    }
+
+    /** Answers nobody collected within the retention go, a chunk at a time. */
+    @Override
+    public Pruning pruning() {
+        return new Pruning("replies", "outbox.reply.retention-ms", retentionMillis, PRUNE_EVERY_MILLIS, """
+                DELETE FROM replies
+                WHERE id = ANY (ARRAY(
+                    SELECT id FROM replies
+                    WHERE created_at < now() - ? * interval '1 millisecond'  -- 1: retention
+                    LIMIT ?))                                                -- 2: chunk
+                """, PRUNE_CHUNK);
+    }
+}
