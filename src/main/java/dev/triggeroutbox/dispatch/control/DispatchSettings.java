@@ -83,18 +83,6 @@ public class DispatchSettings {
     @ConfigProperty(name = "outbox.retry.backoff-cap-ms", defaultValue = "3600000")
     long backoffCapMillis;
 
-    @Inject
-    @ConfigProperty(name = "outbox.history.retention-hours", defaultValue = "168")
-    int historyRetentionHours;
-
-    @Inject
-    @ConfigProperty(name = "outbox.reply.retention-ms", defaultValue = "600000")
-    long replyRetentionMillis;
-
-    @Inject
-    @ConfigProperty(name = "outbox.audit.retention-days", defaultValue = "365")
-    int auditRetentionDays;
-
     private String node;
     private RetryPolicy retryPolicy;
     private int appShare;
@@ -117,8 +105,6 @@ public class DispatchSettings {
         require(leaseMillis > deliveryTimeoutMillis,
                 "outbox.dispatch.lease-ms must be greater than outbox.delivery.timeout-ms");
         require(maxAttempts >= 1 && maxAttempts <= 1000, "outbox.retry.max-attempts must be 1..1000");
-        require(historyRetentionHours >= 1, "outbox.history.retention-hours must be at least 1");
-        require(auditRetentionDays >= 1, "outbox.audit.retention-days must be at least 1");
         retryPolicy = new RetryPolicy(backoffBaseMillis, backoffCapMillis,
                 bound -> ThreadLocalRandom.current().nextLong(bound));
         node = nodeName.filter(n -> !n.isBlank()).orElseGet(DispatchSettings::defaultNodeName);
@@ -201,18 +187,5 @@ public class DispatchSettings {
 
     public RetryPolicy retryPolicy() {
         return retryPolicy;
-    }
-
-    /** How long an answer nobody collected stays fetchable (GET /replies/{id}). */
-    public long replyRetentionMillis() {
-        return replyRetentionMillis;
-    }
-
-    public int historyRetentionHours() {
-        return historyRetentionHours;
-    }
-
-    public int auditRetentionDays() {
-        return auditRetentionDays;
     }
 }
