@@ -31,6 +31,9 @@ final class Receiver implements AutoCloseable {
         final StringBuffer deliveries = new StringBuffer();
     }
 
+    /** Connections waiting to be accepted (the kernel caps it at net.core.somaxconn, 4,096 here). */
+    private static final int ACCEPT_BACKLOG = 4_096;
+
     private final Map<UUID, Hit> hits = new ConcurrentHashMap<>();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong maxTimestampSkew = new AtomicLong();
@@ -67,7 +70,9 @@ final class Receiver implements AutoCloseable {
         if (server != null) {
             return;
         }
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 256);
+        // scenario 9 opens thousands of connections within a second; a short accept queue drops their SYNs (the
+        // kernel's ListenOverflows), and the receiver would look partly down instead of slow
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), ACCEPT_BACKLOG);
         server.createContext("/hook", this::handle);
         server.setExecutor(threads);
         server.start();
