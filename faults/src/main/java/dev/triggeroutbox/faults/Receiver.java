@@ -37,6 +37,7 @@ final class Receiver implements AutoCloseable {
     private final Map<UUID, Hit> hits = new ConcurrentHashMap<>();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong maxTimestampSkew = new AtomicLong();
+    private final AtomicLong slowestAnswer = new AtomicLong();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "receiver");
         t.setDaemon(true);
@@ -114,6 +115,7 @@ final class Receiver implements AutoCloseable {
                 Thread.sleep(delay);
             }
             exchange.sendResponseHeaders(200, -1);
+            slowestAnswer.accumulateAndGet(System.nanoTime() - now, Math::max);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -134,6 +136,11 @@ final class Receiver implements AutoCloseable {
     /** The largest difference seen between a {@code webhook-timestamp} and this machine's clock, in seconds. */
     long maxTimestampSkewSeconds() {
         return maxTimestampSkew.get();
+    }
+
+    /** The longest this receiver took from reading a request to sending its answer, in ms (its delay included). */
+    long slowestAnswerMillis() {
+        return slowestAnswer.get() / 1_000_000;
     }
 
     @Override

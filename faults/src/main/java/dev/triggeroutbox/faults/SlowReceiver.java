@@ -1,5 +1,9 @@
 package dev.triggeroutbox.faults;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -141,7 +145,9 @@ final class SlowReceiver extends Scenario {
                 .map(i -> String.format(Locale.ROOT, " +%.1fs %d %d", (i.sentNanos() - backlog.firstClaim) / 1e9,
                         i.status(), i.millis()))
                 .collect(Collectors.joining(" ·")));
-        v.figure("rows delivered more than once: app A %d, app B %d", twice(ra), twice(rb));
+        v.figure("rows delivered more than once: app A %d, app B %d; last errors of A's rows while its backlog lasted "
+                + "(most rows at once): %s; A's receiver answered each request within %,d ms", twice(ra), twice(rb),
+                backlog.errors.isEmpty() ? "none" : backlog.errors, ra.slowestAnswerMillis());
 
         v.require(burst == s.burstRows() / FAN_OUT * FAN_OUT, "only %,d of app A's %,d rows acknowledged", burst,
                 s.burstRows());
@@ -163,8 +169,12 @@ final class SlowReceiver extends Scenario {
         return r.hits().values().stream().filter(hit -> hit.count.get() > 1).count();
     }
 
-    /** A's backlog as watched: its first claim, its end (none of A's rows left), the most in flight at once. */
-    private record Backlog(long firstClaim, long end, long mostInFlight, List<Future<Rest.Invoked>> invokes) {
+    /**
+     * A's backlog as watched: its first claim, its end (none of A's rows left), the most in flight at once, and the
+     * last errors its rows carried (each error's start, the most rows seen with it at once).
+     */
+    private record Backlog(long firstClaim, long end, long mostInFlight, Map<String, Long> errors,
+            List<Future<Rest.Invoked>> invokes) {
     }
 
     /**
@@ -178,6 +188,8 @@ final class SlowReceiver extends Scenario {
         long firstClaim = 0;
         long end = 0;
         long most = 0;
+        Map<String, Long> errors = new TreeMap<>();
+        long nextErrors = due;
         while (end == 0 && System.nanoTime() < deadline) {
             long left = h.outboxRows(List.of(a));
             long inFlight = h.count("SELECT count(claimed_by) FROM outbox WHERE app_id = ANY (?)", List.of(a));
@@ -197,13 +209,34 @@ final class SlowReceiver extends Scenario {
             if (left == 0) {
                 end = now;
             }
+            if (now >= nextErrors) {
+                lastErrors(h, a).forEach((error, rows) -> errors.merge(error, rows, Math::max));
+                nextErrors = now + TimeUnit.SECONDS.toNanos(1);
+            }
             Thread.sleep(20);
         }
         if (end == 0) {
             end = System.nanoTime();
             v.fail("app A's backlog not delivered within %d s of its due time", BACKLOG_DEADLINE.toSeconds());
         }
-        return new Backlog(firstClaim, end, most, invokes);
+        return new Backlog(firstClaim, end, most, errors, invokes);
+    }
+
+    /** The rows of {@code app} waiting for a retry now, by the start of their last error. */
+    private static Map<String, Long> lastErrors(Harness h, UUID app) throws SQLException {
+        Map<String, Long> errors = new TreeMap<>();
+        try (Connection con = h.db.connect(); PreparedStatement ps = con.prepareStatement("""
+                SELECT left(last_error, 60), count(*) FROM outbox
+                WHERE app_id = ? AND last_error IS NOT NULL
+                GROUP BY 1""")) {
+            ps.setObject(1, app);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    errors.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        }
+        return errors;
     }
 
     /** Every invoke that wrote a row (whatever it answered) reached its receiver in the end; duplicates counted. */
