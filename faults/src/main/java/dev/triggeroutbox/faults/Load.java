@@ -1,5 +1,6 @@
 package dev.triggeroutbox.faults;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -11,7 +12,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Steady load through the REST API: events published for one app at a fixed rate (or as fast as the
  * producers go), spread round-robin over the nodes that are up, every acknowledged row written to the ledger.
- * Bounded in count and in time: it stops after {@code total} events or when stopped.
+ * Bounded in count and in time: it stops after {@code total} events or when stopped. Its rows are due at once,
+ * or all at one later instant ({@link #dueAt}).
  */
 final class Load implements AutoCloseable {
 
@@ -26,6 +28,7 @@ final class Load implements AutoCloseable {
     private final int threads;
     private volatile boolean stopped;
     private long startNanos;
+    private Instant dueAt;
 
     /** {@code rate} events/s (0: as fast as the producers go), at most {@code total} events (0: until stopped). */
     Load(Cluster cluster, Rest rest, Ledger ledger, UUID app, int rate, long total, int threads) {
@@ -41,6 +44,12 @@ final class Load implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** Every event of this load is published with this {@code deliverAt}; set before {@link #start()}. */
+    Load dueAt(Instant at) {
+        dueAt = at;
+        return this;
     }
 
     Load start() {
@@ -74,7 +83,7 @@ final class Load implements AutoCloseable {
             }
             Node node = up.get((int) (n % up.size()));
             long sent = System.nanoTime();
-            List<UUID> ids = rest.publish(node, app, "kv", "{\"seq\":" + n + "}", null);
+            List<UUID> ids = rest.publish(node, app, "kv", "{\"seq\":" + n + "}", dueAt);
             if (ids == null) {
                 ledger.unacknowledged();
             } else {

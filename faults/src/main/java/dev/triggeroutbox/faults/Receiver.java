@@ -31,9 +31,13 @@ final class Receiver implements AutoCloseable {
         final StringBuffer deliveries = new StringBuffer();
     }
 
+    /** Connections waiting to be accepted (the kernel caps it at net.core.somaxconn, 4,096 here). */
+    private static final int ACCEPT_BACKLOG = 4_096;
+
     private final Map<UUID, Hit> hits = new ConcurrentHashMap<>();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong maxTimestampSkew = new AtomicLong();
+    private final AtomicLong slowestAnswer = new AtomicLong();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "receiver");
         t.setDaemon(true);
@@ -67,7 +71,9 @@ final class Receiver implements AutoCloseable {
         if (server != null) {
             return;
         }
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 256);
+        // scenario 9 opens thousands of connections within a second; a short accept queue drops their SYNs (the
+        // kernel's ListenOverflows), and the receiver would look partly down instead of slow
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), ACCEPT_BACKLOG);
         server.createContext("/hook", this::handle);
         server.setExecutor(threads);
         server.start();
@@ -109,6 +115,7 @@ final class Receiver implements AutoCloseable {
                 Thread.sleep(delay);
             }
             exchange.sendResponseHeaders(200, -1);
+            slowestAnswer.accumulateAndGet(System.nanoTime() - now, Math::max);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -129,6 +136,11 @@ final class Receiver implements AutoCloseable {
     /** The largest difference seen between a {@code webhook-timestamp} and this machine's clock, in seconds. */
     long maxTimestampSkewSeconds() {
         return maxTimestampSkew.get();
+    }
+
+    /** The longest this receiver took from reading a request to sending its answer, in ms (its delay included). */
+    long slowestAnswerMillis() {
+        return slowestAnswer.get() / 1_000_000;
     }
 
     @Override

@@ -1,8 +1,6 @@
 package dev.triggeroutbox.faults;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -54,8 +52,8 @@ final class ReceiverOutage extends Scenario {
                 sleepSeconds(5);
             }
             h.compare(ledger, Map.of(a, ra, b, rb), outageTo, Duration.ofMinutes(3), v);
-            double normal = p99(ledger, rb, b, baselineFrom, outageFrom);
-            double during = p99(ledger, rb, b, outageFrom, outageTo);
+            double normal = Latencies.of(ledger, rb, b, baselineFrom, outageFrom).millis(0.99);
+            double during = Latencies.of(ledger, rb, b, outageFrom, outageTo).millis(0.99);
             v.figure("app B p99 latency %.1f ms before, %.1f ms during the outage (%+.0f%%); backlog of app A at the "
                     + "end of the outage %,d rows, claimed %,d times so far, %,d of them last refused by an open circuit "
                     + "(not sent)", normal, during, (during / normal - 1) * 100, backlog, attempts, notSent);
@@ -63,22 +61,5 @@ final class ReceiverOutage extends Scenario {
                     during, normal);
             v.require(backlog > 0, "no backlog built up while the receiver was down");
         }
-    }
-
-    /** p99 in ms of the rows of {@code app} sent between {@code from} and {@code to}. */
-    private static double p99(Ledger ledger, Receiver receiver, UUID app, long from, long to) {
-        List<Long> latencies = new ArrayList<>();
-        for (UUID id : ledger.ids()) {
-            Ledger.Entry e = ledger.entry(id);
-            Receiver.Hit hit = receiver.hit(id);
-            if (e.app().equals(app) && hit != null && e.sentNanos() >= from && e.sentNanos() < to) {
-                latencies.add(hit.firstNanos - e.sentNanos());
-            }
-        }
-        if (latencies.isEmpty()) {
-            return Double.NaN;
-        }
-        Collections.sort(latencies);
-        return latencies.get((int) Math.ceil(latencies.size() * 0.99) - 1) / 1e6;
     }
 }

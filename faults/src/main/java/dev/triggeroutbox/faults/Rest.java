@@ -57,7 +57,12 @@ final class Rest {
 
     /** Registers a webhook trigger of kind kv; answers its id. */
     UUID webhookTrigger(Node node, UUID app, String url, int maxAttempts) throws Exception {
-        return trigger(node, app, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url
+        return webhookTrigger(node, app, "kv", url, maxAttempts);
+    }
+
+    /** Registers a webhook trigger of the given source kind; answers its id. */
+    UUID webhookTrigger(Node node, UUID app, String kind, String url, int maxAttempts) throws Exception {
+        return trigger(node, app, "{\"sourceKind\":\"" + kind + "\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url
                 + "\"},\"maxAttempts\":" + maxAttempts + "}");
     }
 
@@ -104,6 +109,29 @@ final class Rest {
             return ids;
         } catch (Exception e) {
             return null;
+        }
+    }
+
+    /**
+     * What one invoke got: the status (0 when no answer came), the row it wrote ({@code Outbox-Row-Id}, null
+     * without one), when it was sent ({@code System.nanoTime()}) and how long the answer took.
+     */
+    record Invoked(int status, UUID row, long sentNanos, long millis) {
+    }
+
+    /** {@code POST /apps/{app}/triggers/{trigger}/invoke?timeoutMs=} as the producer: waits for the target's answer. */
+    Invoked invoke(Node node, UUID app, UUID trigger, String payload, long timeoutMillis) {
+        long sent = System.nanoTime();
+        try {
+            HttpResponse<Void> r = client.send(request(node, "/apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs="
+                    + timeoutMillis, PRODUCER, PRODUCER_PASSWORD).timeout(TIMEOUT.plusMillis(timeoutMillis))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"payload\":" + payload + "}")).build(),
+                    HttpResponse.BodyHandlers.discarding());
+            return new Invoked(r.statusCode(), r.headers().firstValue("Outbox-Row-Id").map(UUID::fromString).orElse(null),
+                    sent, (System.nanoTime() - sent) / 1_000_000);
+        } catch (Exception e) {
+            return new Invoked(0, null, sent, (System.nanoTime() - sent) / 1_000_000);
         }
     }
 

@@ -11,6 +11,9 @@ import java.util.UUID;
  */
 abstract class Scenario {
 
+    /** The scenarios are numbered 1 to this. */
+    static final int LAST = 9;
+
     final int number;
     final String title;
 
@@ -28,7 +31,7 @@ abstract class Scenario {
 
     static List<UUID> allApps() {
         List<UUID> apps = new ArrayList<>();
-        for (int n = 1; n <= 8; n++) {
+        for (int n = 1; n <= LAST; n++) {
             apps.add(app(n, 1));
             apps.add(app(n, 2));
         }
@@ -45,6 +48,7 @@ abstract class Scenario {
             case 6 -> new ReceiverOutage();
             case 7 -> new Redeploy();
             case 8 -> new ClockSkew();
+            case 9 -> new SlowReceiver();
             default -> throw new IllegalArgumentException("no scenario " + n);
         };
     }

@@ -4,17 +4,23 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.stream.IntStream;
 
 /**
  * One run's sizes and the nodes' settings; {@code -Dfaults.*} system properties override them. The full run
  * ({@code -Dfaults.full=true}) has the issue's sizes; the default is the short run, the same scenarios smaller.
  *
- * @param scenarios      which scenarios run (1–8)
+ * @param scenarios      which scenarios run (1–9)
  * @param steadyEvents   events of scenario 1
  * @param rate           events/s of the steady load under every fault
  * @param killSeconds    how long scenario 2 kills a node every 5 s
  * @param pgDownSeconds  how long PostgreSQL stays down in scenario 4
- * @param receiverDownSeconds how long scenario 6's receiver is down (and its baseline window)
+ * @param receiverDownSeconds how long scenario 6's receiver is down
+ * @param baselineSeconds the baseline window of scenarios 6 and 9, and the warm-up before it (a node fresh from
+ *                       boot is still compiling its hot paths)
+ * @param burstRows      rows of scenario 9's slow app that come due at once; the short run keeps the issue's 3,000:
+ *                       fewer than the cluster's deliveries in flight (3 nodes × {@code outbox.dispatch.concurrency},
+ *                       1,000) could not take every permit, so a smaller burst would test nothing
  * @param loadSeconds    how long the load runs around scenarios 3, 5, 7 and 8
  * @param leaseMillis    the nodes' lease; scenario 3 stops a node for twice this
  * @param pollMillis     the nodes' poll interval
@@ -28,6 +34,7 @@ record Settings(
         int pgDownSeconds,
         int receiverDownSeconds,
         int baselineSeconds,
+        int burstRows,
         int loadSeconds,
         long leaseMillis,
         long pollMillis,
@@ -42,11 +49,12 @@ record Settings(
 
     static Settings fromSystemProperties() {
         boolean full = Boolean.getBoolean("faults.full");
+        String all = String.join(",", IntStream.rangeClosed(1, Scenario.LAST).mapToObj(Integer::toString).toList());
         List<Integer> scenarios = List.copyOf(new TreeSet<>(Arrays.stream(
-                System.getProperty("faults.scenarios", "1,2,3,4,5,6,7,8").split("\\s*,\\s*"))
+                System.getProperty("faults.scenarios", all).split("\\s*,\\s*"))
                 .map(Integer::valueOf).toList()));
-        if (scenarios.stream().anyMatch(n -> n < 1 || n > 8)) {
-            throw new IllegalArgumentException("faults.scenarios: numbers 1..8, e.g. -Dfaults.scenarios=1,2,3");
+        if (scenarios.stream().anyMatch(n -> n < 1 || n > Scenario.LAST)) {
+            throw new IllegalArgumentException("faults.scenarios: numbers 1.." + Scenario.LAST + ", e.g. -Dfaults.scenarios=1,2,3");
         }
         int[] offsets = Arrays.stream(System.getProperty("faults.port-offsets", "500,600,700").split("\\s*,\\s*"))
                 .mapToInt(Integer::parseInt).toArray();
@@ -60,6 +68,7 @@ record Settings(
                 integer("faults.pg-down-seconds", full ? 30 : 10),
                 integer("faults.receiver-down-seconds", full ? 120 : 20),
                 integer("faults.baseline-seconds", full ? 60 : 20),
+                integer("faults.burst-rows", 3_000),
                 integer("faults.load-seconds", full ? 60 : 20),
                 integer("faults.lease-ms", 12_000),
                 integer("faults.poll-ms", 250),
