@@ -8,9 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -42,8 +41,8 @@ final class WebhookSender {
     /** How long an unused connection stays open (and keeps the address it was checked for). */
     static final long IDLE_MILLIS = 30_000;
 
-    /** URLs whose form has been checked; more distinct URLs than this start the memory afresh. */
-    static final int URLS_REMEMBERED = 10_000;
+    /** URLs whose form has been checked, and secrets decoded, that are remembered. */
+    static final int REMEMBERED = 10_000;
 
     /** A checked URL and the circuit it belongs to. */
     private record Destination(WebhookAddressPolicy.Verdict verdict, String origin) {
@@ -55,7 +54,8 @@ final class WebhookSender {
     private final Duration connectTimeout;
     private final Clock clock;
     private final WebhookCircuits circuits;
-    private final Map<String, Destination> destinations = new ConcurrentHashMap<>();
+    private final BoundedMemo<String, Destination> destinations;
+    private final BoundedMemo<String, WebhookSignature> signatures = new BoundedMemo<>(REMEMBERED, WebhookSignature::of);
 
     WebhookSender(HttpClient client, WebhookAddressPolicy policy, Duration timeout, Duration connectTimeout,
             Clock clock, WebhookCircuits circuits) {
@@ -65,6 +65,11 @@ final class WebhookSender {
         this.connectTimeout = connectTimeout;
         this.clock = clock;
         this.circuits = circuits;
+        // the check needs no DNS, so its answer for a URL never changes
+        this.destinations = new BoundedMemo<>(REMEMBERED, url -> {
+            WebhookAddressPolicy.Verdict v = policy.checkUrl(url);
+            return new Destination(v, v.allowed() ? origin(v.uri()) : null);
+        });
     }
 
     /**
@@ -123,7 +128,7 @@ final class WebhookSender {
     }
 
     private void start(ClaimedRow row, CompletableFuture<DeliveryResult> result) {
-        Destination destination = destination(row.trigger().target());
+        Destination destination = destinations.get(Objects.requireNonNullElse(row.trigger().target(), ""));
         WebhookAddressPolicy.Verdict verdict = destination.verdict();
         if (!verdict.allowed()) {
             result.complete(DeliveryResult.rejected(verdict.refusal())); // the URL's form or address never changes
@@ -131,7 +136,7 @@ final class WebhookSender {
         }
         WebhookSignature signature;
         try {
-            signature = WebhookSignature.of(row.trigger().secret());
+            signature = signatures.get(Objects.requireNonNullElse(row.trigger().secret(), ""));
         } catch (IllegalArgumentException e) {
             result.complete(DeliveryResult.rejected("trigger " + row.triggerId() + " has no valid signing secret"));
             return;
@@ -166,20 +171,6 @@ final class WebhookSender {
             }
         });
         request.send(reply);
-    }
-
-    /** The URL's checked form, remembered: the check needs no DNS, so its answer for a URL never changes. */
-    private Destination destination(String url) {
-        Destination d = destinations.get(url);
-        if (d == null) {
-            if (destinations.size() >= URLS_REMEMBERED) {
-                destinations.clear();
-            }
-            WebhookAddressPolicy.Verdict v = policy.checkUrl(url);
-            d = new Destination(v, v.allowed() ? origin(v.uri()) : null);
-            destinations.put(url, d);
-        }
-        return d;
     }
 
     /** Scheme, host and port: what one circuit stands for. */
