@@ -147,7 +147,7 @@ public final class Benchmark {
         r.notes.add("Webhook drain: measured as drain (a), the rows (payload about 200 bytes) for a webhook trigger of an app "
                 + "of their own whose URL is nginx on 127.0.0.1 (`return 204`, allow-listed with outbox.webhook.allowed-hosts). "
                 + "The floor is wrk (one thread) POSTing one of the same signed requests over as many keep-alive connections as "
-                + "the server had open to nginx after the drain, for as long as the drain took.");
+                + "the server had open to nginx after the drain, for as long as the drain took (3 to 30 s).");
         r.notes.add("Enqueue: the dispatcher is paused. The Java API figure is measured inside the server by the "
                 + "benchmark's endpoint (`/bench/enqueue`), each transaction one `Outbox.publish`. Every accepted "
                 + "request and insert is checked against the rows in the table.");

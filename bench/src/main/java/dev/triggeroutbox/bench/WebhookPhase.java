@@ -37,7 +37,7 @@ final class WebhookPhase {
 
             SignedPosts.Post post = SignedPosts.make(1).get(0);
             int wrkConnections = (int) Math.max(1, connections);
-            int seconds = (int) Math.max(3, Math.ceil(webhook.seconds()));
+            int seconds = (int) Math.min(30, Math.max(3, Math.ceil(webhook.seconds())));
             Wrk.run(s.target(), nginx.url("/hook"), post, wrkConnections, Math.min(seconds, s.clientWarmupSeconds()));
             Results.Throughput floor = Wrk.run(s.target(), nginx.url("/hook"), post, wrkConnections, seconds);
             Results.Webhook w = new Results.Webhook(s.webhookRows(), webhook, noop, connections, floor);

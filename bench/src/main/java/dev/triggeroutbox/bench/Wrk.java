@@ -39,14 +39,20 @@ final class Wrk {
             p.destroyForcibly();
             throw new IllegalStateException("wrk failed: " + out);
         }
-        Matcher total = Pattern.compile("(\\d+) requests in ([0-9.]+)(m?s)").matcher(out);
+        Matcher total = Pattern.compile("(\\d+) requests in ([0-9.]+)(us|ms|s|m|h),").matcher(out);
         if (!total.find()) {
             throw new IllegalStateException("unexpected wrk output: " + out);
         }
         if (out.contains("Non-2xx") || out.contains("Socket errors")) {
             throw new IllegalStateException("wrk saw errors: " + out);
         }
-        double secs = Double.parseDouble(total.group(2)) / (total.group(3).equals("ms") ? 1000 : 1);
+        double secs = Double.parseDouble(total.group(2)) * switch (total.group(3)) {
+            case "us" -> 1e-6;
+            case "ms" -> 1e-3;
+            case "m" -> 60;
+            case "h" -> 3600;
+            default -> 1;
+        };
         return new Results.Throughput("wrk, " + connections + " connections", Long.parseLong(total.group(1)), secs);
     }
 
