@@ -43,10 +43,22 @@ final class Api {
 
     /** Registers a trigger of kind kv whose target is the named handler; answers its id. */
     UUID createHandlerTrigger(UUID app, String handler) throws IOException, InterruptedException {
-        String body = send(postJson("/apps/" + app + "/triggers",
-                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"" + handler + "\"}}",
+        return createTrigger(app, "{\"type\":\"handler\",\"name\":\"" + handler + "\"}");
+    }
+
+    /** Registers a trigger of kind kv that POSTs to {@code url}; answers its id. */
+    UUID createWebhookTrigger(UUID app, String url) throws IOException, InterruptedException {
+        return createTrigger(app, "{\"type\":\"webhook\",\"url\":\"" + url + "\"}");
+    }
+
+    private UUID createTrigger(UUID app, String target) throws IOException, InterruptedException {
+        String body = send(postJson("/apps/" + app + "/triggers", "{\"sourceKind\":\"kv\",\"target\":" + target + "}",
                 Duration.ofSeconds(30)), 201);
         return UUID.fromString(string(body, "id"));
+    }
+
+    void deleteTrigger(UUID app, UUID trigger) throws IOException, InterruptedException {
+        send(request("/apps/" + app + "/triggers/" + trigger, Duration.ofSeconds(30)).DELETE().build(), 204);
     }
 
     long handled() throws IOException, InterruptedException {

@@ -20,8 +20,7 @@ final class DrainPhase {
         Results.Throughput dbScheduler;
         Results.Throughput floor;
 
-        ours(bench, s.warmupRows());
-        ours = ours(bench, s.drainRows());
+        ours = noop(bench);
         long batches = bench.tables().finishingTransactions();
         Progress.say("  (a) Trigger Outbox on WildFly: %,d rows in %.2f s = %,.0f rows/s (%,d batches, %.1f rows each)",
                 ours.count(), ours.seconds(), ours.perSecond(), batches, ours.count() / (double) batches);
@@ -42,16 +41,22 @@ final class DrainPhase {
         return drain;
     }
 
+    /** Drain (a) alone: the no-op handler's rows through the WAR's dispatcher, after a warm-up. */
+    static Results.Throughput noop(Bench bench) throws Exception {
+        Settings s = bench.settings();
+        dispatcher(bench, bench.tables(), s.warmupRows(), 0, "Trigger Outbox (WildFly)");
+        return dispatcher(bench, bench.tables(), s.drainRows(), 0, "Trigger Outbox (WildFly)");
+    }
+
     /**
      * Paused, the rows are written in one statement; resuming starts the clock (database time) and the
      * last finishing transaction stops it (database time too). The dispatcher notices the resume on its
      * next tick, so up to one poll interval is part of the figure, as it is for an operator.
      */
-    private static Results.Throughput ours(Bench bench, int rows) throws Exception {
-        OutboxTables t = bench.tables();
+    static Results.Throughput dispatcher(Bench bench, OutboxTables t, int rows, int pad, String label) throws Exception {
         bench.pause();
         t.truncate("outbox", "delivery_history");
-        t.insertDue(rows);
+        t.insertDue(rows, pad);
         t.vacuumAnalyze("outbox");
         OffsetDateTime start = t.paused(false);
         Bench.await("(a) delivered", rows, () -> rows - t.count("outbox"), 30);
@@ -60,9 +65,9 @@ final class DrainPhase {
         long dead = t.count("dead_letters");
         bench.pause();
         if (delivered != rows || dead != 0) {
-            throw new IllegalStateException("drain (a): " + delivered + " of " + rows + " delivered, " + dead + " dead-lettered");
+            throw new IllegalStateException(label + ": " + delivered + " of " + rows + " delivered, " + dead + " dead-lettered");
         }
-        return new Results.Throughput("Trigger Outbox (WildFly)", rows, Duration.between(start, end).toNanos() / 1e9);
+        return new Results.Throughput(label, rows, Duration.between(start, end).toNanos() / 1e9);
     }
 
     private static Results.Throughput dbScheduler(Bench bench, DbSchedulerDrain peer, int rows) throws Exception {

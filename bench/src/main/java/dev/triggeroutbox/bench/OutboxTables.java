@@ -46,20 +46,31 @@ final class OutboxTables {
 
     /**
      * Writes {@code count} rows for the benchmark's trigger in one statement, all due already (spread
-     * over the last {@code count} milliseconds, oldest first), payload {@code {"seq": n}}.
+     * over the last {@code count} milliseconds, oldest first), payload {@code {"seq": n}}, or with
+     * {@code pad > 0} {@code {"seq": n, "pad": "xx…"}} ({@link SignedPosts#payload}).
      */
-    void insertDue(Connection con, int count) throws SQLException {
+    void insertDue(Connection con, int count, int pad) throws SQLException {
         Jdbc.update(con, """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload, root_execution_id, next_attempt_at)
                 SELECT gen_random_uuid(), ?, 'kv', ?,                      -- 1, 2: app, trigger
-                       jsonb_build_object('seq', g), gen_random_uuid(), now() - g * interval '1 millisecond'
-                FROM generate_series(1, ?) g                               -- 3: how many
-                """, app, trigger, count);
+                       CASE WHEN ? > 0 THEN jsonb_build_object('seq', g, 'pad', repeat('x', ?))   -- 3, 4: pad
+                            ELSE jsonb_build_object('seq', g) END,
+                       gen_random_uuid(), now() - g * interval '1 millisecond'
+                FROM generate_series(1, ?) g                               -- 5: how many
+                """, app, trigger, pad, pad, count);
+    }
+
+    void insertDue(Connection con, int count) throws SQLException {
+        insertDue(con, count, 0);
     }
 
     void insertDue(int count) throws SQLException {
+        insertDue(count, 0);
+    }
+
+    void insertDue(int count, int pad) throws SQLException {
         try (Connection con = db.connect()) {
-            insertDue(con, count);
+            insertDue(con, count, pad);
         }
     }
 

@@ -34,6 +34,27 @@ final class Report {
                     + "rows than there are free delivery permits, of %d).\n\n", d.oursBatches(), d.ours().count() / (double) d.oursBatches(),
                     s.batchSize(), s.concurrency()));
         }
+        if (r.webhook != null) {
+            Results.Webhook w = r.webhook;
+            md.append(f("## 1b. Webhook drain: %,d rows already due, POSTed to nginx on 127.0.0.1\n\n", w.rows()));
+            md.append("| | count | seconds | per second |\n|---|---:|---:|---:|\n");
+            for (Results.Throughput t : List.of(w.webhook(), w.noop(), w.floor())) {
+                md.append(f("| %s | %,d | %.2f | %,.0f |\n", t.label(), t.count(), t.seconds(), t.perSecond()));
+            }
+            md.append(f("\nwebhook / no-op = **%.2f** (target ≥ 0.7) · webhook / floor = **%.2f**; the server kept %,d "
+                    + "connections open to the receiver (the floor's wrk used as many).\n\n", w.toNoop(), w.toFloor(), w.connections()));
+        }
+        if (r.clients != null) {
+            Results.Clients c = r.clients;
+            md.append(f("## 0. HTTP clients: %d signed POSTs in flight to nginx (%d worker(s)), `return 204`\n\n",
+                    c.concurrency(), c.nginxWorkers()));
+            md.append("| stack | requests/s | CPU µs per request (this JVM) | threads started | vs wrk |\n|---|---:|---:|---:|---:|\n");
+            for (Results.ClientRun run : c.runs()) {
+                md.append(f("| %s | %,.0f | %.1f | %,d | %.2f |\n", run.name(), run.requests().perSecond(),
+                        run.cpuMicrosPerRequest(), run.threadsStarted(), run.requests().perSecond() / c.wrk().perSecond()));
+            }
+            md.append(f("| wrk, 1 thread, %d connections (the floor) | %,.0f | | | 1.00 |\n\n", c.concurrency(), c.wrk().perSecond()));
+        }
         if (r.enqueue != null) {
             Results.Enqueue e = r.enqueue;
             md.append(f("## 2. Enqueue: %d concurrent clients\n\n", e.clients()));
@@ -102,6 +123,9 @@ final class Report {
             rows.add(target("drain (a) ≥ 0.6 × raw floor (c)", r.drain.oursToFloor(), "%.2f", r.drain.oursToFloor() >= 0.6));
             rows.add(target("drain (a) ≥ 4 × db-scheduler (b)", r.drain.oursToDbScheduler(), "%.2f", r.drain.oursToDbScheduler() >= 4));
         }
+        if (r.webhook != null) {
+            rows.add(target("webhook drain ≥ 0.7 × no-op drain (a)", r.webhook.toNoop(), "%.2f", r.webhook.toNoop() >= 0.7));
+        }
         if (r.enqueue != null) {
             double ratio = r.enqueue.rest().perSecond() / r.enqueue.floor().perSecond();
             rows.add(target("REST enqueue ≥ 0.5 × single-insert floor", ratio, "%.2f", ratio >= 0.5));
@@ -138,6 +162,20 @@ final class Report {
             lines.add(csv("drain", "rows per batch", "(a)", r.drain.ours().count() / (double) r.drain.oursBatches(), "rows"));
             lines.add(csv("drain", "ratio", "(a)/(c)", r.drain.oursToFloor(), ""));
             lines.add(csv("drain", "ratio", "(a)/(b)", r.drain.oursToDbScheduler(), ""));
+        }
+        if (r.webhook != null) {
+            for (Results.Throughput t : List.of(r.webhook.webhook(), r.webhook.noop(), r.webhook.floor())) {
+                lines.add(csv("webhook", "throughput", t.label(), t.perSecond(), "per s"));
+            }
+            lines.add(csv("webhook", "ratio", "webhook/no-op", r.webhook.toNoop(), ""));
+            lines.add(csv("webhook", "ratio", "webhook/floor", r.webhook.toFloor(), ""));
+        }
+        if (r.clients != null) {
+            for (Results.ClientRun run : r.clients.runs()) {
+                lines.add(csv("clients", "throughput", run.name(), run.requests().perSecond(), "requests/s"));
+                lines.add(csv("clients", "cpu per request", run.name(), run.cpuMicrosPerRequest(), "us"));
+            }
+            lines.add(csv("clients", "throughput", r.clients.wrk().label(), r.clients.wrk().perSecond(), "requests/s"));
         }
         if (r.enqueue != null) {
             lines.add(csv("enqueue", "throughput", r.enqueue.rest().label(), r.enqueue.rest().perSecond(), "requests/s"));

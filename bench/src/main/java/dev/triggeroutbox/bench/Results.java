@@ -56,6 +56,29 @@ final class Results {
             long deadTuplesAtEndOfHold) {
     }
 
+    /** One HTTP client stack of part "clients": its throughput, this JVM's CPU per request, threads it started. */
+    record ClientRun(String name, Throughput requests, double cpuMicrosPerRequest, long threadsStarted) {
+    }
+
+    record Clients(int concurrency, int nginxWorkers, Throughput wrk, List<ClientRun> runs) {
+    }
+
+    /**
+     * The webhook drain beside the no-op drain of the same run and the HTTP floor: wrk with as many
+     * connections as the server opened ({@code connections}).
+     */
+    record Webhook(int rows, Throughput webhook, Throughput noop, long connections, Throughput floor) {
+        double toNoop() {
+            return webhook.perSecond() / noop.perSecond();
+        }
+
+        double toFloor() {
+            return webhook.perSecond() / floor.perSecond();
+        }
+    }
+
+    Clients clients;
+    Webhook webhook;
     Drain drain;
     Enqueue enqueue;
     Latency latency;

@@ -128,18 +128,23 @@ final class Server implements AutoCloseable {
                 p.destroyForcibly();
             }
         }
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        awaitExit(process, 10);
         process = null;
     }
 
-    private static boolean listening(int port) {
+    /** Waits up to {@code seconds} for a process to end, then kills it. */
+    static void awaitExit(Process p, int seconds) {
+        try {
+            if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static boolean listening(int port) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 300);
             return true;

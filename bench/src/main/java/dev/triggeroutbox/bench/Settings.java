@@ -22,6 +22,11 @@ import java.util.Set;
  * @param backlogLarge      due rows of the second claim timing (the first has {@code backlogSmall})
  * @param bloatHoldSeconds  how long the REPEATABLE READ snapshot is held
  * @param bloatWindowSeconds the baseline and after windows around it
+ * @param webhookRows       due rows the webhook drain delivers to the nginx receiver
+ * @param clientConcurrency requests each HTTP client stack keeps in flight in part "clients"
+ * @param clientSeconds     how long each stack (and wrk) is measured there, after {@code clientWarmupSeconds}
+ * @param nginxWorkers      worker processes of the nginx receiver
+ * @param clientStacks      the stacks part "clients" measures, in this order ({@code jdk}, {@code jetty}, {@code apache})
  */
 record Settings(
         boolean quick,
@@ -42,6 +47,12 @@ record Settings(
         int backlogLarge,
         int bloatWindowSeconds,
         int bloatHoldSeconds,
+        int webhookRows,
+        int clientConcurrency,
+        int clientSeconds,
+        int clientWarmupSeconds,
+        int nginxWorkers,
+        List<String> clientStacks,
         int pgPort,
         Set<String> phases,
         Path jbossHome,
@@ -50,7 +61,7 @@ record Settings(
         Path target,
         String dbSchedulerVersion) {
 
-    static final List<String> ALL_PHASES = List.of("drain", "enqueue", "backlog", "bloat", "latency");
+    static final List<String> ALL_PHASES = List.of("clients", "drain", "webhook", "enqueue", "backlog", "bloat", "latency");
 
     static Settings fromSystemProperties() {
         boolean quick = Boolean.getBoolean("bench.quick");
@@ -80,6 +91,12 @@ record Settings(
                 integer("bench.backlog-large", quick ? 100_000 : 1_000_000),
                 integer("bench.bloat-window-seconds", quick ? 8 : 30),
                 integer("bench.bloat-hold-seconds", quick ? 20 : 120),
+                integer("bench.webhook-rows", quick ? 10_000 : 100_000),
+                integer("bench.client-concurrency", 128),
+                integer("bench.client-seconds", quick ? 3 : 10),
+                integer("bench.client-warmup-seconds", quick ? 2 : 5),
+                integer("bench.nginx-workers", 1),
+                List.of(System.getProperty("bench.client-stacks", "jdk,jetty,apache").split("\\s*,\\s*")),
                 integer("bench.pg.port", 55470),
                 phases,
                 Path.of(required("bench.jboss.home")),

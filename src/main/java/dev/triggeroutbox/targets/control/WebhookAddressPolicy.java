@@ -10,8 +10,10 @@ import java.util.Optional;
 /**
  * Decides whether a webhook URL may be called (the SSRF guard). Only http(s) URLs without user info
  * whose host, and every address it resolves to, lies on the public internet; hosts and ranges on the
- * allow-list pass whatever they resolve to. Checked when a trigger is registered and again before each
- * delivery, because a name may resolve differently by then.
+ * allow-list pass whatever they resolve to. Checked when a trigger is registered ({@link #check}, which
+ * resolves the name itself) and again at delivery, in two steps: {@link #checkUrl} before each send (no
+ * DNS), and {@link #judgeLookup} on the addresses the client is about to connect to ({@link CheckedAddresses}),
+ * so that the addresses judged are the ones connected to.
  */
 public final class WebhookAddressPolicy {
 
@@ -26,19 +28,21 @@ public final class WebhookAddressPolicy {
     /**
      * The decision. {@code refusal} is a sentence for the caller, null when allowed; {@code unresolved}
      * marks a refusal only because the name did not resolve now, which may pass on a later try.
+     * {@code lookup} is the host name whose addresses are still to be judged ({@link #judgeLookup}), null
+     * when the decision needs no DNS (a literal address, an allow-listed name, a refusal).
      */
-    public record Verdict(URI uri, String refusal, boolean unresolved) {
+    public record Verdict(URI uri, String refusal, boolean unresolved, String lookup) {
 
         public boolean allowed() {
             return refusal == null;
         }
 
         static Verdict allow(URI uri) {
-            return new Verdict(uri, null, false);
+            return new Verdict(uri, null, false, null);
         }
 
         static Verdict refuse(String refusal) {
-            return new Verdict(null, refusal, false);
+            return new Verdict(null, refusal, false, null);
         }
     }
 
@@ -50,7 +54,27 @@ public final class WebhookAddressPolicy {
         this.resolver = resolver;
     }
 
+    /** The whole check, resolving the host name (blocking) when the decision needs its addresses. */
     public Verdict check(String url) {
+        Verdict v = checkUrl(url);
+        if (v.lookup() == null) {
+            return v;
+        }
+        InetAddress[] resolved;
+        try {
+            resolved = resolver.resolve(v.lookup());
+        } catch (UnknownHostException | SecurityException e) {
+            resolved = null;
+        }
+        return judgeLookup(v, resolved);
+    }
+
+    /**
+     * Everything of the check that needs no DNS: the URL's form, allow-listed names, literal and numeric
+     * addresses. When the host is a name to resolve, the verdict allows the URL for now and names it in
+     * {@link Verdict#lookup()}: its addresses must pass {@link #judgeLookup} before a connection uses them.
+     */
+    public Verdict checkUrl(String url) {
         if (url == null || url.isBlank()) {
             return Verdict.refuse("the webhook URL is missing");
         }
@@ -72,14 +96,14 @@ public final class WebhookAddressPolicy {
             Verdict numeric = judgeNumeric(uri, uri.getRawAuthority());
             return numeric.allowed() ? Verdict.refuse("the webhook URL has no valid host") : numeric;
         }
-        String host = WebhookAllowList.normalizeHost(uri.getHost());
+        return checkHost(uri, WebhookAllowList.normalizeHost(uri.getHost()));
+    }
+
+    /** {@link #checkUrl} for a host alone (as a client names it when it opens a connection). */
+    Verdict checkHost(URI uri, String host) {
         if (allowList.allowsName(host)) {
             return Verdict.allow(uri);
         }
-        return checkAddresses(uri, host);
-    }
-
-    private Verdict checkAddresses(URI uri, String host) {
         if (host.indexOf(':') >= 0 || host.indexOf('%') >= 0) {
             Optional<InetAddress> literal = AddressRange.literal(host);
             if (literal.isEmpty()) {
@@ -95,16 +119,19 @@ public final class WebhookAddressPolicy {
         if (!numeric.allowed()) {
             return numeric;
         }
-        InetAddress[] resolved;
-        try {
-            resolved = resolver.resolve(host);
-        } catch (UnknownHostException | SecurityException e) {
-            resolved = null;
-        }
+        return new Verdict(uri, null, false, host);
+    }
+
+    /**
+     * Judges the addresses {@code pending}'s host resolved to (null or none: it did not resolve, which may
+     * pass on a later try). Allowed when every address is public or allow-listed.
+     */
+    Verdict judgeLookup(Verdict pending, InetAddress[] resolved) {
+        String host = pending.lookup();
         if (resolved == null || resolved.length == 0) {
-            return new Verdict(null, "host " + host + " cannot be resolved", true);
+            return new Verdict(null, "host " + host + " cannot be resolved", true, null);
         }
-        return judge(uri, host, "resolves to", List.of(resolved));
+        return judge(pending.uri(), host, "resolves to", List.of(resolved));
     }
 
     /** Judges the addresses a numeric host spelling may denote (none for a name). */

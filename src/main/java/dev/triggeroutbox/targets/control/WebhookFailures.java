@@ -2,17 +2,21 @@ package dev.triggeroutbox.targets.control;
 
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 
-/** Names the ways an HTTP exchange fails before any answer, in a sentence for {@code last_error}. */
+/**
+ * Names the ways an HTTP exchange fails before any answer, in a sentence for {@code last_error}. The
+ * exceptions are the webhook client's (Jetty): a {@link SocketTimeoutException} when a connection is not
+ * made in time, a {@link TimeoutException} when the whole exchange is not.
+ */
 final class WebhookFailures {
 
     private WebhookFailures() {
@@ -20,10 +24,10 @@ final class WebhookFailures {
 
     static String describe(Throwable thrown, String host, Duration timeout, Duration connectTimeout) {
         Throwable e = unwrap(thrown);
-        if (e instanceof HttpConnectTimeoutException) {
+        if (e instanceof SocketTimeoutException) {
             return "could not connect to " + host + " within " + connectTimeout.toMillis() + " ms";
         }
-        if (e instanceof HttpTimeoutException) {
+        if (e instanceof TimeoutException) {
             return "webhook at " + host + " did not answer within " + timeout.toMillis() + " ms";
         }
         if (e instanceof ConnectException) {
@@ -31,6 +35,9 @@ final class WebhookFailures {
         }
         if (e instanceof UnknownHostException || e instanceof UnresolvedAddressException) {
             return "host " + host + " cannot be resolved";
+        }
+        if (e instanceof CheckedAddresses.Refused) {
+            return e.getMessage();
         }
         if (e instanceof SSLException) {
             return "TLS with " + host + " failed" + detail(e);
@@ -50,22 +57,22 @@ final class WebhookFailures {
      */
     static boolean unreachable(Throwable thrown) {
         Throwable e = unwrap(thrown);
-        return e instanceof HttpTimeoutException // the connect timeout too
+        return e instanceof TimeoutException // no answer in time, also the dispatcher's delivery timeout
+                || e instanceof SocketTimeoutException // no connection in time
                 || e instanceof ConnectException
-                || e instanceof CancellationException; // given up on by the delivery timeout
+                || e instanceof CancellationException;
+    }
+
+    /** The address policy's sentence when the connection was refused by it (permanent), else null. */
+    static String refusal(Throwable thrown) {
+        Throwable e = unwrap(thrown);
+        return e instanceof CheckedAddresses.Refused ? e.getMessage() : null;
     }
 
     private static Throwable unwrap(Throwable thrown) {
         Throwable e = thrown;
         while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
             e = e.getCause();
-        }
-        // the JDK client wraps the real cause of a connect failure in a bare ConnectException
-        if (e instanceof ConnectException && e.getMessage() == null && e.getCause() != null) {
-            Throwable cause = e.getCause();
-            if (cause instanceof UnresolvedAddressException || cause instanceof UnknownHostException) {
-                return cause;
-            }
         }
         return e;
     }

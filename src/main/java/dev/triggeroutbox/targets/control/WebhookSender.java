@@ -3,59 +3,111 @@ package dev.triggeroutbox.targets.control;
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.util.component.LifeCycle;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 
 /**
  * POSTs one row to its webhook, signed the Standard Webhooks way, without blocking a thread while the
- * target answers. A plain class, so it runs in unit tests against a local server; {@link WebhookTarget}
- * wires it into CDI.
+ * target answers, and without a thread hop before the request is on its way: the per-row checks are
+ * cached or cheap, and DNS happens only when the client opens a connection ({@link CheckedAddresses}).
+ * A plain class, so it runs in unit tests against a local server; {@link WebhookTarget} wires it into CDI.
  */
 final class WebhookSender {
 
     /** The most of a response body kept as the reply. */
     static final int REPLY_BYTES = 64 * 1024;
 
+    /** The client's own threads: its selector and the ones that read answers and complete deliveries. */
+    static final int CLIENT_THREADS = 16;
+
+    /** How long an unused connection stays open (and keeps the address it was checked for). */
+    static final long IDLE_MILLIS = 30_000;
+
+    /** URLs whose form has been checked, and secrets decoded, that are remembered. */
+    static final int REMEMBERED = 10_000;
+
+    /** A checked URL and the circuit it belongs to. */
+    private record Destination(WebhookAddressPolicy.Verdict verdict, String origin) {
+    }
+
     private final HttpClient client;
     private final WebhookAddressPolicy policy;
     private final Duration timeout;
     private final Duration connectTimeout;
-    private final Executor executor;
     private final Clock clock;
     private final WebhookCircuits circuits;
+    private final BoundedMemo<String, Destination> destinations;
+    private final BoundedMemo<String, WebhookSignature> signatures = new BoundedMemo<>(REMEMBERED, WebhookSignature::of);
 
     WebhookSender(HttpClient client, WebhookAddressPolicy policy, Duration timeout, Duration connectTimeout,
-            Executor executor, Clock clock, WebhookCircuits circuits) {
+            Clock clock, WebhookCircuits circuits) {
         this.client = client;
-        this.circuits = circuits;
         this.policy = policy;
         this.timeout = timeout;
         this.connectTimeout = connectTimeout;
-        this.executor = executor;
         this.clock = clock;
+        this.circuits = circuits;
+        // the check needs no DNS, so its answer for a URL never changes
+        this.destinations = new BoundedMemo<>(REMEMBERED, url -> {
+            WebhookAddressPolicy.Verdict v = policy.checkUrl(url);
+            return new Destination(v, v.allowed() ? origin(v.uri()) : null);
+        });
     }
 
-    /** The one client all deliveries share: HTTP/1.1 (what webhook receivers expect), redirects never followed. */
-    static HttpClient client(Duration connectTimeout, Executor executor) {
-        return HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .connectTimeout(connectTimeout)
-                .executor(executor)
-                .build();
+    /**
+     * The one client all deliveries share, started: HTTP/1.1 (what webhook receivers expect), redirects
+     * never followed, no compressed answers asked for, up to {@code connectionsPerOrigin} connections to
+     * each origin (each origin queues its own requests, so one never waits behind another), new connections
+     * only to addresses {@code addresses} allowed, every thread made by {@code threads}.
+     */
+    static HttpClient client(Duration connectTimeout, int connectionsPerOrigin, CheckedAddresses addresses,
+            ThreadFactory threads) throws Exception {
+        HttpClient c = new HttpClient();
+        QueuedThreadPool pool = new QueuedThreadPool(CLIENT_THREADS, 2, 60_000, -1, null, null, threads);
+        pool.setName("outbox-webhook");
+        c.setExecutor(pool);
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, threads);
+        timers.setRemoveOnCancelPolicy(true); // most timeouts are cancelled by the answer
+        c.setScheduler(new ScheduledExecutorScheduler(timers));
+        c.addEventListener(new LifeCycle.Listener() {
+            @Override
+            public void lifeCycleStopped(LifeCycle stopped) {
+                timers.shutdownNow();
+            }
+        });
+        c.setFollowRedirects(false);
+        c.setConnectTimeout(connectTimeout.toMillis());
+        c.setIdleTimeout(IDLE_MILLIS);
+        c.setMaxConnectionsPerDestination(connectionsPerOrigin);
+        c.setMaxRequestsQueuedPerDestination(Math.max(1024, connectionsPerOrigin));
+        c.setSocketAddressResolver(addresses);
+        c.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "trigger-outbox"));
+        c.getContentDecoderFactories().clear();
+        c.start();
+        return c;
     }
 
     /**
      * Starts the delivery. When the caller completes the returned future exceptionally (the dispatcher's
-     * timeout), the HTTP exchange in flight is cancelled, which closes its connection.
+     * timeout), the HTTP exchange in flight is aborted, which closes its connection.
      */
     CompletableFuture<DeliveryResult> send(ClaimedRow row) {
         return send(row, null);
@@ -64,107 +116,89 @@ final class WebhookSender {
     /** As {@link #send(ClaimedRow)}, giving up after {@code deliveryTimeout} (null: none) from the start. */
     CompletableFuture<DeliveryResult> send(ClaimedRow row, Duration deliveryTimeout) {
         CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
-        AtomicReference<CompletableFuture<?>> exchange = new AtomicReference<>();
-        result.whenComplete((r, e) -> {
-            CompletableFuture<?> inFlight = exchange.get();
-            if (e != null && inFlight != null) {
-                inFlight.cancel(true);
-            }
-        });
+        if (deliveryTimeout != null) {
+            result.orTimeout(deliveryTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
         try {
-            // the address check resolves the host name, which blocks: keep it off the caller's thread
-            executor.execute(() -> {
-                if (deliveryTimeout != null) {
-                    result.orTimeout(deliveryTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-                }
-                start(row, result, exchange);
-            });
-        } catch (RejectedExecutionException e) {
-            result.complete(DeliveryResult.failed("webhook delivery could not start: the executor is not accepting work"));
+            start(row, result);
+        } catch (RuntimeException e) {
+            result.complete(DeliveryResult.failed("webhook delivery could not start: " + WebhookReplies.snippet(e.getMessage())));
         }
         return result;
     }
 
-    private void start(ClaimedRow row, CompletableFuture<DeliveryResult> result,
-            AtomicReference<CompletableFuture<?>> exchange) {
-        if (result.isDone()) {
-            return; // given up on before it began
+    private void start(ClaimedRow row, CompletableFuture<DeliveryResult> result) {
+        Destination destination = destinations.get(Objects.requireNonNullElse(row.trigger().target(), ""));
+        WebhookAddressPolicy.Verdict verdict = destination.verdict();
+        if (!verdict.allowed()) {
+            result.complete(DeliveryResult.rejected(verdict.refusal())); // the URL's form or address never changes
+            return;
         }
+        WebhookSignature signature;
         try {
-            WebhookAddressPolicy.Verdict verdict = policy.check(row.trigger().target());
-            if (!verdict.allowed()) {
-                // a name that does not resolve now may resolve later; a refused address will not change
-                result.complete(verdict.unresolved() ? DeliveryResult.failed(verdict.refusal())
-                        : DeliveryResult.rejected(verdict.refusal()));
-                return;
-            }
-            WebhookSignature signature;
-            try {
-                signature = WebhookSignature.of(row.trigger().secret());
-            } catch (IllegalArgumentException e) {
-                result.complete(DeliveryResult.rejected("trigger " + row.triggerId() + " has no valid signing secret"));
-                return;
-            }
-            URI uri = verdict.uri();
-            String origin = origin(uri);
-            WebhookCircuits.Admission admission = circuits.admit(origin);
-            if (!admission.send()) {
-                result.complete(new DeliveryResult.Failed(admission.reason(), Duration.ofMillis(admission.deferMillis())));
-                return;
-            }
-            HttpRequest request = request(row, uri, signature, clock.instant().getEpochSecond(), timeout);
-            CompletableFuture<HttpResponse<String>> sent = client.sendAsync(request, BoundedBody.handler(REPLY_BYTES));
-            exchange.set(sent);
-            if (result.isCompletedExceptionally()) {
-                sent.cancel(true); // timed out while the exchange was being set up
-            }
-            sent.whenComplete((response, e) -> {
-                String failure = e == null ? null : WebhookFailures.describe(e, uri.getHost(), timeout, connectTimeout);
-                circuits.record(origin, admission, e == null || !WebhookFailures.unreachable(e), failure);
-                result.complete(e == null
-                        ? WebhookReplies.result(response.statusCode(), response.body(),
-                                response.headers().firstValue("Location").orElse(null),
-                                response.headers().firstValue("Retry-After").orElse(null), clock.instant())
-                        : DeliveryResult.failed(failure));
-            });
-        } catch (RuntimeException e) {
-            result.complete(DeliveryResult.failed("webhook delivery could not start: " + WebhookReplies.snippet(e.getMessage())));
+            signature = signatures.get(Objects.requireNonNullElse(row.trigger().secret(), ""));
+        } catch (IllegalArgumentException e) {
+            result.complete(DeliveryResult.rejected("trigger " + row.triggerId() + " has no valid signing secret"));
+            return;
         }
+        String origin = destination.origin();
+        WebhookCircuits.Admission admission = circuits.admit(origin);
+        if (!admission.send()) {
+            result.complete(new DeliveryResult.Failed(admission.reason(), Duration.ofMillis(admission.deferMillis())));
+            return;
+        }
+        URI uri = verdict.uri();
+        byte[] body = row.payload().getBytes(StandardCharsets.UTF_8);
+        long timestamp = clock.instant().getEpochSecond();
+        Request request = client.newRequest(uri).method(HttpMethod.POST).timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .headers(h -> headers(h, row, signature, timestamp, body))
+                .body(new BytesRequestContent("application/json", body));
+        BoundedReply reply = new BoundedReply(REPLY_BYTES);
+        reply.answer().whenComplete((answer, e) -> {
+            String failure = e == null ? null : WebhookFailures.describe(e, uri.getHost(), timeout, connectTimeout);
+            circuits.record(origin, admission, e == null || !WebhookFailures.unreachable(e), failure);
+            if (e == null) {
+                result.complete(WebhookReplies.result(answer.status(), answer.body(), answer.location(),
+                        answer.retryAfter(), clock.instant()));
+            } else {
+                result.complete(WebhookFailures.refusal(e) != null ? DeliveryResult.rejected(WebhookFailures.refusal(e))
+                        : DeliveryResult.failed(failure));
+            }
+        });
+        result.whenComplete((r, e) -> {
+            if (e != null) {
+                request.abort(e); // given up on: the dispatcher's timeout
+            }
+        });
+        request.send(reply);
     }
 
     /** Scheme, host and port: what one circuit stands for. */
     static String origin(URI uri) {
         int port = uri.getPort() != -1 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
-        return uri.getScheme().toLowerCase(java.util.Locale.ROOT) + "://" + uri.getHost().toLowerCase(java.util.Locale.ROOT)
-                + ":" + port;
+        return uri.getScheme().toLowerCase(Locale.ROOT) + "://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + port;
     }
 
     /**
-     * The signed POST for one attempt. {@code webhook-id} is the row id, the same on every retry, so
+     * The signed headers of one attempt. {@code webhook-id} is the row id, the same on every retry, so
      * receivers can drop duplicates; the timestamp and signature are fresh per attempt.
      */
-    static HttpRequest request(ClaimedRow row, URI uri, WebhookSignature signature, long timestamp, Duration timeout) {
-        byte[] body = row.payload().getBytes(StandardCharsets.UTF_8);
+    static void headers(HttpFields.Mutable h, ClaimedRow row, WebhookSignature signature, long timestamp, byte[] body) {
         String id = row.id().toString();
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri)
-                .timeout(timeout)
-                .header("Content-Type", "application/json")
-                .header("User-Agent", "trigger-outbox")
-                .header("webhook-id", id)
-                .header("webhook-timestamp", Long.toString(timestamp))
-                .header("webhook-signature", signature.sign(id, timestamp, body))
-                .header("outbox-attempt", Integer.toString(row.attemptCount()))
-                .header("outbox-trigger-depth", Integer.toString(row.triggerDepth()));
-        optional(b, "outbox-app-id", row.appId());
-        optional(b, "outbox-source-kind", row.sourceKind());
-        optional(b, "outbox-trigger-id", row.triggerId());
-        optional(b, "outbox-root-execution-id", row.rootExecutionId());
-        return b.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        h.put("webhook-id", id);
+        h.put("webhook-timestamp", Long.toString(timestamp));
+        h.put("webhook-signature", signature.sign(id, timestamp, body));
+        h.put("outbox-attempt", Integer.toString(row.attemptCount()));
+        h.put("outbox-trigger-depth", Integer.toString(row.triggerDepth()));
+        optional(h, "outbox-app-id", row.appId());
+        optional(h, "outbox-source-kind", row.sourceKind());
+        optional(h, "outbox-trigger-id", row.triggerId());
+        optional(h, "outbox-root-execution-id", row.rootExecutionId());
     }
 
-    private static void optional(HttpRequest.Builder b, String name, Object value) {
+    private static void optional(HttpFields.Mutable h, String name, Object value) {
         if (value != null) {
-            b.header(name, value.toString());
+            h.put(name, value.toString());
         }
     }
 }

@@ -21,9 +21,31 @@ public final class WebhookSignature {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final byte[] key;
+    private final Mac keyed; // initialised with the key and never used itself: each signature starts from a clone
 
     private WebhookSignature(byte[] key) {
         this.key = key;
+        this.keyed = newMac(key);
+    }
+
+    private static Mac newMac(byte[] key) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            return mac;
+        } catch (GeneralSecurityException e) {
+            // every Java platform must provide HmacSHA256
+            throw new IllegalStateException("HmacSHA256 is not available", e);
+        }
+    }
+
+    /** A Mac of its own for one signature: a clone of the keyed one (no provider lookup), or a new one. */
+    private Mac mac() {
+        try {
+            return (Mac) keyed.clone();
+        } catch (CloneNotSupportedException e) {
+            return newMac(key);
+        }
     }
 
     /** A fresh random secret for a new webhook trigger, shown to its owner once. */
@@ -52,15 +74,9 @@ public final class WebhookSignature {
 
     /** The {@code webhook-signature} header value for one attempt of one message. */
     public String sign(String messageId, long timestampSeconds, byte[] body) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256"); // a Mac is stateful: one per signature
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            mac.update((messageId + "." + timestampSeconds + ".").getBytes(StandardCharsets.UTF_8));
-            return "v1," + Base64.getEncoder().encodeToString(mac.doFinal(body));
-        } catch (GeneralSecurityException e) {
-            // every Java platform must provide HmacSHA256
-            throw new IllegalStateException("HmacSHA256 is not available", e);
-        }
+        Mac mac = mac(); // a Mac is stateful: one per signature
+        mac.update((messageId + "." + timestampSeconds + ".").getBytes(StandardCharsets.UTF_8));
+        return "v1," + Base64.getEncoder().encodeToString(mac.doFinal(body));
     }
 
     @Override

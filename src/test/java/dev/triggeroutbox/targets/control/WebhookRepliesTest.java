@@ -9,11 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpTimeoutException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -114,9 +114,9 @@ class WebhookRepliesTest {
         Duration timeout = Duration.ofMillis(10_000);
         Duration connect = Duration.ofMillis(5_000);
         assertEquals("could not connect to hooks.example within 5000 ms", WebhookFailures.describe(
-                new HttpConnectTimeoutException("HTTP connect timed out"), "hooks.example", timeout, connect));
+                new SocketTimeoutException("Connect Timeout"), "hooks.example", timeout, connect));
         assertEquals("webhook at hooks.example did not answer within 10000 ms", WebhookFailures.describe(
-                new CompletionException(new HttpTimeoutException("request timed out")), "hooks.example", timeout, connect));
+                new CompletionException(new TimeoutException("Total timeout 10000 ms elapsed")), "hooks.example", timeout, connect));
         assertEquals("could not connect to hooks.example: Connection refused", WebhookFailures.describe(
                 new CompletionException(new ConnectException("Connection refused")), "hooks.example", timeout, connect));
         assertEquals("webhook request to hooks.example failed: connection reset", WebhookFailures.describe(

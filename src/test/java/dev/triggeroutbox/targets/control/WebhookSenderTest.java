@@ -22,13 +22,13 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -41,9 +41,12 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.http.HttpFields;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The sender against a real HTTP server on the loopback interface (allow-listed, as in the ITs). */
 class WebhookSenderTest {
@@ -57,6 +60,7 @@ class WebhookSenderTest {
 
     private final ExecutorService executor = Executors.newCachedThreadPool();
     private final BlockingQueue<Seen> seen = new LinkedBlockingQueue<>();
+    private final List<HttpClient> clients = new ArrayList<>();
     private HttpServer server;
     private String base;
 
@@ -69,7 +73,10 @@ class WebhookSenderTest {
     }
 
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
+        for (HttpClient c : clients) {
+            c.stop();
+        }
         server.stop(0);
         executor.shutdownNow();
     }
@@ -92,16 +99,24 @@ class WebhookSenderTest {
         });
     }
 
-    private WebhookSender sender(String allowList, Duration timeout) {
-        WebhookAddressPolicy policy = new WebhookAddressPolicy(WebhookAllowList.parse(allowList), host -> {
+    private WebhookSender sender(String allowList, Duration timeout) throws Exception {
+        return sender(allowList, timeout, host -> {
             throw new UnknownHostException(host);
-        });
-        Duration connect = Duration.ofSeconds(2);
-        return new WebhookSender(WebhookSender.client(connect, executor), policy, timeout, connect, executor,
-                Clock.fixed(NOW, ZoneOffset.UTC), new WebhookCircuits(0, 60_000, 7_000, System::nanoTime, bound -> 0));
+        }, new WebhookCircuits(0, 60_000, 7_000, System::nanoTime, bound -> 0));
     }
 
-    private WebhookSender sender() {
+    /** A sender as {@link WebhookTarget} builds one, with its own client, on this test's threads and DNS. */
+    private WebhookSender sender(String allowList, Duration timeout, WebhookAddressPolicy.Resolver dns,
+            WebhookCircuits circuits) throws Exception {
+        WebhookAddressPolicy policy = new WebhookAddressPolicy(WebhookAllowList.parse(allowList), dns);
+        Duration connect = Duration.ofSeconds(2);
+        HostResolver resolver = new HostResolver(dns, executor, 100, 30_000, 1_000, System::nanoTime);
+        HttpClient client = WebhookSender.client(connect, 64, new CheckedAddresses(policy, resolver), Executors.defaultThreadFactory());
+        clients.add(client);
+        return new WebhookSender(client, policy, timeout, connect, Clock.fixed(NOW, ZoneOffset.UTC), circuits);
+    }
+
+    private WebhookSender sender() throws Exception {
         return sender("127.0.0.1", Duration.ofSeconds(5));
     }
 
@@ -145,12 +160,10 @@ class WebhookSenderTest {
     @Test
     void omitsHeadersWithoutAValue() {
         ClaimedRow row = row("https://hooks.example/in", SECRET, null);
-        HttpRequest request = WebhookSender.request(row, URI.create("https://hooks.example/in"),
-                WebhookSignature.of(SECRET), 1_700_000_000L, Duration.ofSeconds(1));
-        assertTrue(request.headers().firstValue("outbox-root-execution-id").isEmpty());
-        assertEquals(List.of("1700000000"), request.headers().allValues("webhook-timestamp"));
-        assertEquals("POST", request.method());
-        assertEquals(Duration.ofSeconds(1), request.timeout().orElseThrow());
+        HttpFields.Mutable h = HttpFields.build();
+        WebhookSender.headers(h, row, WebhookSignature.of(SECRET), 1_700_000_000L, new byte[0]);
+        assertNull(h.get("outbox-root-execution-id"));
+        assertEquals(List.of("1700000000"), h.getValuesList("webhook-timestamp"));
     }
 
     @Test
@@ -204,12 +217,9 @@ class WebhookSenderTest {
         server.stop(0); // connections to the port are refused now
         long[] now = {0};
         WebhookCircuits circuits = new WebhookCircuits(2, 60_000, 7_000, () -> now[0], bound -> 0);
-        Duration connect = Duration.ofSeconds(2);
-        WebhookAddressPolicy policy = new WebhookAddressPolicy(WebhookAllowList.parse("127.0.0.1"), host -> {
+        WebhookSender sender = sender("127.0.0.1", Duration.ofSeconds(5), host -> {
             throw new UnknownHostException(host);
-        });
-        WebhookSender sender = new WebhookSender(WebhookSender.client(connect, executor), policy, Duration.ofSeconds(5),
-                connect, executor, Clock.fixed(NOW, ZoneOffset.UTC), circuits);
+        }, circuits);
         String url = "http://127.0.0.1:" + port + "/hook";
         for (int i = 0; i < 2; i++) {
             DeliveryResult.Failed f = assertInstanceOf(DeliveryResult.Failed.class, await(sender.send(row(url, SECRET, null))));
@@ -267,6 +277,71 @@ class WebhookSenderTest {
         DeliveryResult.Failed f = assertInstanceOf(DeliveryResult.Failed.class,
                 await(sender().send(row("http://127.0.0.1:" + closedPort + "/", SECRET, null))));
         assertTrue(f.error().startsWith("could not connect to 127.0.0.1"), f.error());
+    }
+
+    @Test
+    @Timeout(30)
+    void aNameServerThatHangsForOneHostDelaysOnlyThatHostsDeliveries() throws Exception {
+        answer("/hook", 200, Map.of(), new byte[0], 0);
+        CountDownLatch release = new CountDownLatch(1);
+        WebhookAddressPolicy.Resolver dns = host -> {
+            if (host.equals("slow.example")) {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return new InetAddress[] {InetAddress.getLoopbackAddress()};
+        };
+        WebhookSender sender = sender("127.0.0.1", Duration.ofSeconds(20), dns,
+                new WebhookCircuits(0, 60_000, 7_000, System::nanoTime, bound -> 0));
+        int port = server.getAddress().getPort();
+        try {
+            long before = System.nanoTime();
+            CompletableFuture<DeliveryResult> slow = sender.send(row("http://slow.example:" + port + "/hook", SECRET, null));
+            assertTrue(System.nanoTime() - before < TimeUnit.SECONDS.toNanos(2), "send waited for the name server");
+
+            assertInstanceOf(DeliveryResult.Delivered.class,
+                    await(sender.send(row("http://fast.example:" + port + "/hook", SECRET, null))));
+            assertFalse(slow.isDone(), "the slow host's delivery ended before its name resolved");
+            release.countDown();
+            assertInstanceOf(DeliveryResult.Delivered.class, await(slow));
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void connectsToTheAddressesItCheckedWithoutASecondLookup() throws Exception {
+        answer("/hook", 200, Map.of(), new byte[0], 0);
+        AtomicInteger lookups = new AtomicInteger();
+        // a rebinding name server: the first answer passes the check, every later one is a private address
+        WebhookAddressPolicy.Resolver dns = host -> new InetAddress[] {lookups.getAndIncrement() == 0
+                ? InetAddress.getLoopbackAddress() : AddressRange.literal("10.0.0.7").orElseThrow()};
+        WebhookSender sender = sender("127.0.0.1", Duration.ofSeconds(5), dns,
+                new WebhookCircuits(0, 60_000, 7_000, System::nanoTime, bound -> 0));
+        String url = "http://rebind.example:" + server.getAddress().getPort() + "/hook";
+
+        assertInstanceOf(DeliveryResult.Delivered.class, await(sender.send(row(url, SECRET, null))));
+        assertInstanceOf(DeliveryResult.Delivered.class, await(sender.send(row(url, SECRET, null))));
+
+        assertEquals(1, lookups.get());
+    }
+
+    @Test
+    void aNameThatResolvesToARefusedAddressIsRejectedAtConnectWithoutARequest() throws Exception {
+        answer("/hook", 200, Map.of(), new byte[0], 0);
+        WebhookSender sender = sender("127.0.0.1", Duration.ofSeconds(5),
+                host -> new InetAddress[] {AddressRange.literal("10.0.0.7").orElseThrow()},
+                new WebhookCircuits(0, 60_000, 7_000, System::nanoTime, bound -> 0));
+
+        DeliveryResult.Rejected r = assertInstanceOf(DeliveryResult.Rejected.class,
+                await(sender.send(row("http://inside.example:" + server.getAddress().getPort() + "/hook", SECRET, null))));
+
+        assertTrue(r.error().startsWith("host inside.example resolves to a private address"), r.error());
+        assertFalse(r.disableTrigger());
+        assertNull(seen.poll(200, TimeUnit.MILLISECONDS), "the refused address was called");
     }
 
     @Test
