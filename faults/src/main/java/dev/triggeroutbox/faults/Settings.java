@@ -86,7 +86,7 @@ record Settings(
 
     /** The product settings every node runs with: short leases and polls, so faults heal in seconds. */
     List<String> nodeProperties() {
-        return List.of(
+        List<String> properties = new java.util.ArrayList<>(List.of(
                 "-Doutbox.dispatch.poll-interval-ms=" + pollMillis,
                 "-Doutbox.dispatch.lease-ms=" + leaseMillis,
                 "-Doutbox.delivery.timeout-ms=" + (leaseMillis * 3 / 4),
@@ -96,7 +96,14 @@ record Settings(
                 "-Doutbox.retry.backoff-cap-ms=" + Integer.getInteger("faults.backoff-cap-ms", 5_000),
                 // 0 turns the webhook circuit breaker off (to compare scenario 6 with and without it)
                 "-Doutbox.webhook.circuit-failures=" + Integer.getInteger("faults.circuit-failures", 5),
-                "-Doutbox.webhook.allowed-hosts=127.0.0.1");
+                "-Doutbox.webhook.allowed-hosts=127.0.0.1"));
+        // more product settings for every node, e.g. -Dfaults.server-options="-Doutbox.dispatch.concurrency=1000"
+        for (String option : System.getProperty("faults.server-options", "").trim().split("\\s+")) {
+            if (!option.isEmpty()) {
+                properties.add(option);
+            }
+        }
+        return properties;
     }
 
     String mode() {
