@@ -87,7 +87,7 @@ public class DispatchCycle {
         permits = new Semaphore(settings.concurrency());
     }
 
-    /** Deliveries running on this node now (each holds a permit until it ends); for the node heartbeat. */
+    /** Rows in flight on this node now (each holds a permit from its claim until it is finished); for the node heartbeat. */
     public int inFlight() {
         return Math.max(0, settings.concurrency() - permits.availablePermits());
     }
