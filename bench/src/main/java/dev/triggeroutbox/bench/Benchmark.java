@@ -48,11 +48,18 @@ public final class Benchmark {
         Files.createDirectories(s.target());
 
         Database[] db = new Database[1];
-        Server server = new Server(s.jbossHome(), s.target().resolve("server"), List.of(
+        List<String> options = new java.util.ArrayList<>(List.of(
                 "-Doutbox.dispatch.poll-interval-ms=" + s.pollMillis(),
                 "-Doutbox.dispatch.batch-size=" + s.batchSize(),
                 "-Doutbox.dispatch.concurrency=" + s.concurrency(),
                 "-Doutbox.webhook.allowed-hosts=127.0.0.1")); // the webhook drain's receiver
+        // more product settings for the server, e.g. -Dbench.server-options="-Doutbox.delivery.threads=64"
+        for (String option : System.getProperty("bench.server-options", "").trim().split("\\s+")) {
+            if (!option.isEmpty()) {
+                options.add(option);
+            }
+        }
+        Server server = new Server(s.jbossHome(), s.target().resolve("server"), options);
         // Ctrl-C: stop what was started (close() is safe to call twice)
         Thread hook = new Thread(() -> stop(server, db[0]), "bench-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
