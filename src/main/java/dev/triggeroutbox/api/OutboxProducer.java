@@ -12,7 +12,7 @@ import java.util.UUID;
  * app it writes to, or the role {@code outbox-admin} (for server-side code: {@code @RunAs}).
  *
  * <p>The remote view is declared in WEB-INF/jboss-ejb3.xml (WildFly), not with {@code @Remote}:
- * Payara Micro has no remote EJB and would refuse the WAR (README "Gotchas").
+ * Payara Micro has no remote EJB and would refuse the WAR (docs/GOTCHAS.md).
  */
 public interface OutboxProducer {
 

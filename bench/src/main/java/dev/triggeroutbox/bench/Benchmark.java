@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * README "Benchmarks": one run that starts an embedded PostgreSQL (or uses DB_URL) and the build's
+ * docs/BENCHMARKS.md: one run that starts an embedded PostgreSQL (or uses DB_URL) and the build's
  * WildFly with the WAR, measures drain, enqueue, backlog, bloat and latency side by side with
  * db-scheduler and the raw SQL floor, prints progress and the results, and writes
  * {@code bench/target/results.md}, {@code results.csv} and {@code results.svg}.

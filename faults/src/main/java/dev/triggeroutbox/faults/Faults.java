@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * README "Guarantees and how we test them": starts an embedded PostgreSQL and three WildFly nodes (separate
+ * docs/GUARANTEES.md: starts an embedded PostgreSQL and three WildFly nodes (separate
  * processes) with the WAR, runs the chosen fault scenarios one after the other, each comparing a ledger of
  * acknowledged enqueues with what its webhook receivers got, prints each verdict and a summary, writes them to
  * {@code faults/target/results.txt}, stops everything it started (also on failure and Ctrl-C), and exits
