@@ -101,11 +101,6 @@ public class Claims {
      */
     public record Room(List<UUID> fullApps, List<UUID> fullTriggers, Map<UUID, Integer> apps, Map<UUID, Integer> triggers,
             int appRoom, int triggerRoom) {
-
-        /** No share at all: every app and trigger may take the whole claim. */
-        public static Room unlimited(int limit) {
-            return new Room(List.of(), List.of(), Map.of(), Map.of(), limit, limit);
-        }
     }
 
     /** A lower bound below every due time: a claim that scans the whole due index. */
