@@ -1,6 +1,7 @@
 package dev.triggeroutbox.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -358,5 +359,45 @@ class DispatchIT {
         assertEquals(new Claims.Finished(0, 0, 0, 1), claims.finish("slow-node", late));
         assertEquals(0, Sql.count("SELECT count(*) FROM dead_letters WHERE id = ?", id));
         Sql.update("DELETE FROM outbox WHERE id = ?", id);
+    }
+
+    @Test
+    void a410DisablesItsTriggerOnlyWithTheFencedFinishAndNeverSinksTheBatch() throws Exception {
+        TriggerId lateGone = trigger("recorder", null);
+        TriggerId gone = trigger("recorder", null);
+        UUID late = UUID.randomUUID();
+        UUID fresh = UUID.randomUUID();
+        UUID orphan = UUID.randomUUID();
+        UUID fine = UUID.randomUUID();
+        ClaimToken token = ClaimToken.random();
+        // one claim's rows: a 410 that arrived after the lease, a 410 in time, a 410 of a trigger deleted
+        // meanwhile, and a delivered row of the late one's trigger
+        String claimed = """
+                INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload, attempt_count, claimed_at,
+                                    claimed_by, claim_token, lease_expires_at, next_attempt_at)
+                VALUES (?, ?, 'kv', ?, '{}', 1, now(), 'gone-node', ?, now() + ? * interval '1 millisecond',
+                        now() + interval '1 hour')""";
+        Sql.update(claimed, late, app.value(), lateGone.value(), token.value(), -1);
+        Sql.update(claimed, fresh, app.value(), gone.value(), token.value(), 60_000);
+        Sql.update(claimed, orphan, app.value(), UUID.randomUUID(), token.value(), 60_000);
+        Sql.update(claimed, fine, app.value(), lateGone.value(), token.value(), 60_000);
+        BatchOutcome window = new BatchOutcome();
+        window.dead(new OutboxId(late), token, "webhook answered 410 Gone", true);
+        window.dead(new OutboxId(fresh), token, "webhook answered 410 Gone", true);
+        window.dead(new OutboxId(orphan), token, "webhook answered 410 Gone", true);
+        window.delivered(new OutboxId(fine), token);
+
+        Claims.Finished finished = claims.finish("gone-node", window);
+
+        assertEquals(1, finished.delivered());
+        assertEquals(2, finished.dead());
+        assertEquals(1, finished.fenced());
+        assertTrue(triggers.find(app, lateGone).orElseThrow().enabled(), "a late, fenced 410 disabled its trigger");
+        assertFalse(triggers.find(app, gone).orElseThrow().enabled(), "the 410 in time did not disable its trigger");
+        assertEquals("delivered", historyOutcome(new OutboxId(fine)));
+        assertEquals(1, Sql.count("SELECT count(*) FROM dead_letters WHERE id = ?", fresh));
+        assertEquals(1, Sql.count("SELECT count(*) FROM dead_letters WHERE id = ?", orphan), "a 410 without its trigger sank the batch");
+        assertEquals(0, Sql.count("SELECT count(*) FROM dead_letters WHERE id = ?", late));
+        Sql.update("DELETE FROM outbox WHERE id = ?", late);
     }
 }

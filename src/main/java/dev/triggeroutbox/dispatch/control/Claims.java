@@ -328,13 +328,19 @@ public class Claims {
         String sql = """
                 WITH dead AS (
                     DELETE FROM outbox o
-                    USING unnest(?::uuid[], ?::uuid[], ?::text[]) AS d(id, token, error)   -- 1..3: rows, tokens, reasons
+                    USING unnest(?::uuid[], ?::uuid[], ?::text[], ?::boolean[]) AS d(id, token, error, disable)  -- 1..4: rows, tokens, reasons, 410s
                     WHERE o.id = d.id
                       AND o.claim_token = d.token
                       -- the lease still holds; an expression, so that no plan is driven by the lease index (the rows
                       -- are found by primary key, whatever the statistics say about leases)
                       AND o.lease_expires_at - now() > interval '0'
-                    RETURNING o.*, d.error
+                    RETURNING o.*, d.error, d.disable
+                ), gone AS (
+                    -- a target that answered 410 Gone: its trigger is disabled only with a row this claim still held,
+                    -- so a late (fenced) 410 disables nothing
+                    UPDATE triggers t SET enabled = false, updated_at = now()
+                    FROM (SELECT DISTINCT app_id, trigger_id FROM dead WHERE disable) g
+                    WHERE t.id = g.trigger_id AND t.app_id = g.app_id AND t.enabled
                 ), answered AS (
                     INSERT INTO replies (id, app_id, outbox_id, outcome, error)
                     SELECT reply_to, app_id, id, 'dead', error FROM dead WHERE reply_to IS NOT NULL
@@ -358,7 +364,7 @@ public class Claims {
                     INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
                             trigger_depth, outcome, attempt_count, last_error, created_at, finished_by, parent_id)
                     SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                           'dead', attempt_count, error, created_at, ?,  -- 4: node name
+                           'dead', attempt_count, error, created_at, ?,  -- 5: node name
                            parent_id
                     FROM dead
                     ON CONFLICT (outbox_id) DO UPDATE SET outcome = excluded.outcome,
@@ -370,7 +376,7 @@ public class Claims {
                             created_at, dead_by, parent_id, max_attempts)
                     SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                            origin_principal, trigger_depth, root_execution_id, attempt_count, error,
-                           created_at, ?,                                -- 5: node name
+                           created_at, ?,                                -- 6: node name
                            parent_id, max_attempts
                     FROM dead
                     ON CONFLICT (id) DO UPDATE SET attempt_count = excluded.attempt_count,
@@ -383,8 +389,9 @@ public class Claims {
             ps.setArray(1, uuids(con, dead.stream().map(d -> d.id().value()).toArray(UUID[]::new)));
             ps.setArray(2, uuids(con, dead.stream().map(d -> d.token().value()).toArray(UUID[]::new)));
             ps.setArray(3, con.createArrayOf("text", dead.stream().map(BatchOutcome.Dead::error).toArray(String[]::new)));
-            ps.setString(4, node);
+            ps.setArray(4, con.createArrayOf("boolean", dead.stream().map(BatchOutcome.Dead::disableTrigger).toArray(Boolean[]::new)));
             ps.setString(5, node);
+            ps.setString(6, node);
             return byKind(ps);
         }
     }

@@ -5,7 +5,6 @@ import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.replies.control.Replies;
-import dev.triggeroutbox.triggers.control.Triggers;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -47,9 +46,6 @@ public class Finisher {
 
     @Inject
     Claims claims;
-
-    @Inject
-    Triggers triggers;
 
     @Inject
     DispatchSettings settings;
@@ -161,10 +157,7 @@ public class Finisher {
                 outcome.reply(row.id(), d.reply());
             }
         } else if (e.result() instanceof DeliveryResult.Rejected r) {
-            outcome.dead(row.id(), e.token(), r.error());
-            if (r.disableTrigger()) {
-                outcome.disable(row.triggerId());
-            }
+            outcome.dead(row.id(), e.token(), r.error(), r.disableTrigger() && row.triggerId() != null);
         } else if (e.result() instanceof DeliveryResult.Failed f) {
             if (row.attemptCount() >= e.maxAttempts()) {
                 outcome.dead(row.id(), e.token(), f.error());
@@ -179,7 +172,6 @@ public class Finisher {
 
     private void finish(String node, BatchOutcome outcome, List<UUID> replyTos) {
         try {
-            outcome.disabledTriggers().forEach(triggers::disable);
             Claims.Finished finished = claims.finish(node, outcome);
             counters.record(finished);
             if (!replyTos.isEmpty()) {

@@ -2,11 +2,8 @@ package dev.triggeroutbox.dispatch.entity;
 
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.outbox.entity.TriggerId;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The results of one finishing window (rows whose deliveries ended within a few milliseconds of each
@@ -23,8 +20,11 @@ public final class BatchOutcome {
     public record Retry(OutboxId id, ClaimToken token, long delayMillis, String error) {
     }
 
-    /** A row to dead-letter with the reason. */
-    public record Dead(OutboxId id, ClaimToken token, String error) {
+    /**
+     * A row to dead-letter with the reason; {@code disableTrigger} when its target is gone for good (a webhook
+     * answered 410): the trigger is disabled by the same fenced statement, so a late 410 disables nothing.
+     */
+    public record Dead(OutboxId id, ClaimToken token, String error, boolean disableTrigger) {
     }
 
     /** A row whose delivery never started: claimable again, its attempt given back. */
@@ -40,7 +40,6 @@ public final class BatchOutcome {
     private final List<Retry> retries = new ArrayList<>();
     private final List<Dead> dead = new ArrayList<>();
     private final List<Released> released = new ArrayList<>();
-    private final Set<TriggerId> disabledTriggers = new LinkedHashSet<>();
 
     public void delivered(OutboxId id, ClaimToken token) {
         delivered.add(new Delivered(id, token));
@@ -60,20 +59,15 @@ public final class BatchOutcome {
     }
 
     public void dead(OutboxId id, ClaimToken token, String error) {
-        dead.add(new Dead(id, token, storable(error)));
+        dead(id, token, error, false);
+    }
+
+    public void dead(OutboxId id, ClaimToken token, String error, boolean disableTrigger) {
+        dead.add(new Dead(id, token, storable(error), disableTrigger));
     }
 
     public void release(OutboxId id, ClaimToken token) {
         released.add(new Released(id, token));
-    }
-
-    /** The target is gone for good (a webhook answered 410): the trigger is disabled. */
-    public void disable(TriggerId trigger) {
-        disabledTriggers.add(trigger);
-    }
-
-    public Set<TriggerId> disabledTriggers() {
-        return disabledTriggers;
     }
 
     public List<Delivered> delivered() {

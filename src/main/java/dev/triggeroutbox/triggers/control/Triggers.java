@@ -54,11 +54,6 @@ public class Triggers {
                 .getResultList();
     }
 
-    /** Disables a trigger; used when its webhook answers 410 Gone. */
-    public void disable(TriggerId id) {
-        Optional.ofNullable(em.find(Trigger.class, id.value())).ifPresent(t -> t.enable(false));
-    }
-
     public boolean delete(AppId app, TriggerId id) {
         return find(app, id).map(t -> {
             em.remove(t);
