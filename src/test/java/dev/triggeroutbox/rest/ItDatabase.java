@@ -13,14 +13,29 @@ public final class ItDatabase {
     }
 
     public static long count(String sql, Object... args) {
+        return query(sql, args, rs -> {
+            rs.next();
+            return rs.getLong(1);
+        });
+    }
+
+    /** The one text value {@code sql} answers (null when it answers none). */
+    public static String text(String sql, Object... args) {
+        return query(sql, args, rs -> rs.next() ? rs.getString(1) : null);
+    }
+
+    private interface Reader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    private static <T> T query(String sql, Object[] args, Reader<T> reader) {
         try (Connection con = DriverManager.getConnection(System.getenv("DB_URL"), System.getenv("DB_USER"),
                 System.getenv("DB_PASSWORD")); PreparedStatement ps = con.prepareStatement(sql)) {
             for (int i = 0; i < args.length; i++) {
                 ps.setObject(i + 1, args[i]);
             }
             try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
+                return reader.read(rs);
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);

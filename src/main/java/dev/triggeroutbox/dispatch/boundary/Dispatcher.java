@@ -8,6 +8,7 @@ import dev.triggeroutbox.dispatch.control.DrainLoop;
 import dev.triggeroutbox.dispatch.control.Housekeeping;
 import dev.triggeroutbox.dispatch.control.NodeHeartbeat;
 import dev.triggeroutbox.dispatch.control.OutageLog;
+import dev.triggeroutbox.dispatch.control.ShutdownDrain;
 import dev.triggeroutbox.triggers.control.CronFires;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -17,23 +18,28 @@ import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
-import jakarta.ejb.Timeout;
-import jakarta.ejb.Timer;
-import jakarta.ejb.TimerConfig;
-import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The poll timer of this node: a non-persistent interval timer (every node has its own; nodes
- * coordinate only through the database). Each tick recovers expired leases, fires due cron
- * triggers, runs the housekeeping jobs (each table's owner prunes its own table) and wakes the drain
- * loop; commits that enqueue wake it too, so the timer is the safety net, not the latency path.
+ * The poll timer of this node (every node has its own; nodes coordinate only through the database). Each
+ * tick recovers expired leases, fires due cron triggers, runs the housekeeping jobs (each table's owner
+ * prunes its own table) and wakes the drain loop; commits that enqueue wake it too, so the timer is the
+ * safety net, not the latency path.
+ * <p>
+ * The ticks come from a thread of its own (the server's managed thread factory) that waits on the
+ * monotonic clock, not from an EJB interval timer: WildFly and Payara schedule those on {@code java.util.Timer},
+ * which follows the wall clock, so a clock stepped back (NTP correcting a clock that ran fast) stopped the
+ * ticks, the heartbeat and the database-clock offset for as long as the step. When the node stops, the
+ * ticks end and the {@link ShutdownDrain} settles the rows in flight before the node leaves the node list.
  */
 @Singleton
 @Startup
@@ -46,7 +52,7 @@ public class Dispatcher {
     private static final int RECOVER_LIMIT = 1_000;
 
     @Resource
-    TimerService timers;
+    ManagedThreadFactory threadFactory;
 
     @Inject
     DispatchSettings settings;
@@ -76,8 +82,13 @@ public class Dispatcher {
     @Inject
     Housekeeping housekeeping;
 
+    @Inject
+    ShutdownDrain shutdownDrain;
+
     private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
-    private Timer timer;
+    private Thread ticker;
+    private volatile boolean stopping;
+    /** When the last whole look for expired leases ran (nanoTime); valid once recoveredUpTo is set. */
     private long lastRecovery;
     private java.time.OffsetDateTime recoveredUpTo;
 
@@ -91,27 +102,51 @@ public class Dispatcher {
                 return;
             }
         }
-        timer = timers.createIntervalTimer(0, settings.pollIntervalMillis(), new TimerConfig("outbox-dispatcher", false));
+        ticker = threadFactory.newThread(this::tickEveryPoll);
+        ticker.start();
     }
 
     @PreDestroy
     void stop() {
-        drainLoop.pause();
+        stopping = true;
+        if (ticker != null) {
+            LockSupport.unpark(ticker);
+            try {
+                ticker.join(TimeUnit.SECONDS.toMillis(10)); // a tick under way ends first (it may be in a transaction)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        shutdownDrain.drain();
         try {
             heartbeat.leave();
         } catch (SQLException | RuntimeException e) {
             LOG.log(Level.FINE, "node not removed from dispatcher_nodes; it ages out", e);
         }
-        if (timer != null) {
+    }
+
+    /** Ticks at once, then every poll interval on the monotonic clock, until the node stops. */
+    private void tickEveryPoll() {
+        long period = TimeUnit.MILLISECONDS.toNanos(settings.pollIntervalMillis());
+        long next = System.nanoTime();
+        while (!stopping) {
+            long wait = next - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(this, wait);
+                continue;
+            }
             try {
-                timer.cancel();
+                tick();
             } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "timer already gone", e);
+                outage.failed(e); // this thread must not die: liveness would report the node stalled
+            }
+            next += period;
+            if (System.nanoTime() - next > 0) {
+                next = System.nanoTime(); // a tick that took longer than the period is not caught up with a burst
             }
         }
     }
 
-    @Timeout
     void tick() {
         counters.ticked();
         boolean dispatching = settings.enabled();
@@ -161,8 +196,8 @@ public class Dispatcher {
      * committed late).
      */
     private void recoverLeases() throws SQLException {
-        long now = System.currentTimeMillis();
-        long every = Math.max(settings.pollIntervalMillis(), Math.min(settings.leaseMillis() / 4, 5_000));
+        long now = System.nanoTime();
+        long every = TimeUnit.MILLISECONDS.toNanos(Math.max(settings.pollIntervalMillis(), Math.min(settings.leaseMillis() / 4, 5_000)));
         boolean whole = recoveredUpTo == null || now - lastRecovery >= every;
         Claims.Recovered recovered = claims.recoverExpiredLeases(RECOVER_LIMIT, whole ? null : recoveredUpTo);
         if (whole) {

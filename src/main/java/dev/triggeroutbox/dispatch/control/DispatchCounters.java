@@ -15,19 +15,23 @@ public class DispatchCounters {
     private final LongAdder retried = new LongAdder();
     private final LongAdder deadLettered = new LongAdder();
     private final LongAdder fenced = new LongAdder();
+    private final LongAdder released = new LongAdder();
     private final LongAdder leasesRecovered = new LongAdder();
     private final Map<String, LongAdder> enqueuedByKind = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> deliveredByKind = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> retriedByKind = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> deadByKind = new ConcurrentHashMap<>();
     private final DeliveryTimes deliveryTimes = new DeliveryTimes();
-    private volatile long lastTickMillis;
+    /** When the poll timer last fired (nanoTime), valid once {@code ticked}. */
+    private volatile long lastTickNanos;
+    private volatile boolean ticked;
 
     void record(Claims.Finished finished) {
         delivered.add(finished.delivered());
         retried.add(finished.retried());
         deadLettered.add(finished.dead());
         fenced.add(finished.fenced());
+        released.add(finished.released());
         add(deliveredByKind, finished.deliveredByKind());
         add(retriedByKind, finished.retriedByKind());
         add(deadByKind, finished.deadByKind());
@@ -35,6 +39,18 @@ public class DispatchCounters {
 
     private static void add(Map<String, LongAdder> into, Map<String, Integer> counts) {
         counts.forEach((kind, n) -> into.computeIfAbsent(kind, k -> new LongAdder()).add(n));
+    }
+
+    /** How many rows this node has finished so far, by outcome (released: given back unstarted). */
+    public record Totals(long delivered, long retried, long dead, long released, long fenced) {
+        Totals since(Totals before) {
+            return new Totals(delivered - before.delivered, retried - before.retried, dead - before.dead,
+                    released - before.released, fenced - before.fenced);
+        }
+    }
+
+    public Totals totals() {
+        return new Totals(delivered.sum(), retried.sum(), deadLettered.sum(), released.sum(), fenced.sum());
     }
 
     /** Rows of this kind written by transactions that committed on this node. */
@@ -78,12 +94,13 @@ public class DispatchCounters {
 
     /** The poll timer fired (liveness). */
     public void ticked() {
-        lastTickMillis = System.currentTimeMillis();
+        lastTickNanos = System.nanoTime();
+        ticked = true;
     }
 
-    /** When the poll timer last fired on this node; 0 before the first tick. */
-    public long lastTickMillis() {
-        return lastTickMillis;
+    /** Milliseconds since the poll timer last fired on this node, on the monotonic clock; -1 before the first tick. */
+    public long millisSinceLastTick() {
+        return ticked ? (System.nanoTime() - lastTickNanos) / 1_000_000 : -1;
     }
 
     public long delivered() {

@@ -77,10 +77,16 @@ public class DispatchCycle {
     }
 
     private static final long WHOLE_SCAN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** While every permit is taken, how often a waiting cycle looks whether the node is stopping. */
+    private static final long STOPPING_CHECK_MILLIS = 100;
 
     private final Map<String, Cursor> cursors = new ConcurrentHashMap<>();
     private final InFlight inFlight = new InFlight();
     private Semaphore permits;
+    /** Deliveries started and not yet ended, so that a stopping node can cut short what outlives its grace. */
+    private final Set<CompletableFuture<DeliveryResult>> running = ConcurrentHashMap.newKeySet();
+    /** The node is stopping: nothing more is claimed, and rows claimed from now on are given back unstarted. */
+    private volatile boolean stopping;
 
     @PostConstruct
     void init() {
@@ -103,7 +109,9 @@ public class DispatchCycle {
      * when its own delivery ends.
      */
     public Claimed runOnce(String node) throws SQLException, InterruptedException {
-        permits.acquire();
+        if (!firstPermit()) {
+            return new Claimed(0, 0);
+        }
         int limit = 1 + drainPermits(settings.batchSize() - 1);
         ClaimToken token = ClaimToken.random();
         Claims.Room room = inFlight.room(settings.appShare(), settings.triggerShare(), limit);
@@ -185,6 +193,9 @@ public class DispatchCycle {
     }
 
     private CompletableFuture<DeliveryResult> start(ClaimedRow row, int maxAttempts) {
+        if (stopping) {
+            return CompletableFuture.completedFuture(new DeliveryResult.NotStarted("the node is stopping"));
+        }
         String refusal = refusal(row, maxAttempts, limits.maxTriggerDepth());
         if (refusal != null) {
             return CompletableFuture.completedFuture(DeliveryResult.rejected(refusal));
@@ -197,6 +208,8 @@ public class DispatchCycle {
         }
         // the last resort: whatever a target does, the row is finished while its lease still holds
         result.orTimeout(settings.finishWithinMillis(), TimeUnit.MILLISECONDS);
+        running.add(result);
+        result.whenComplete((r, e) -> running.remove(result));
         return result;
     }
 
@@ -206,9 +219,44 @@ public class DispatchCycle {
             return DeliveryResult.failed("delivery timed out after " + settings.deliveryTimeoutMillis() + " ms");
         }
         if (cause instanceof java.util.concurrent.CancellationException) {
-            return DeliveryResult.failed("delivery was cancelled");
+            return DeliveryResult.failed(cause.getMessage() == null ? "delivery was cancelled" : cause.getMessage());
         }
         return DeliveryResult.failed("delivery failed: " + cause.getMessage());
+    }
+
+    // the shutdown path (ShutdownDrain): stop claiming, then cut short what outlives the grace
+
+    /** Waits for a free permit; false once the node is stopping (checked while every permit is taken, too). */
+    private boolean firstPermit() throws InterruptedException {
+        while (!permits.tryAcquire(STOPPING_CHECK_MILLIS, TimeUnit.MILLISECONDS)) {
+            if (stopping) {
+                return false;
+            }
+        }
+        if (stopping) {
+            permits.release();
+            return false;
+        }
+        return true;
+    }
+
+    /** From now on this node claims nothing, and a claim that was under way gives its rows back unstarted. */
+    public void stopClaiming() {
+        stopping = true;
+    }
+
+    /**
+     * Ends every delivery still running as failed with {@code reason} (a handler is interrupted, an HTTP
+     * exchange aborted); each is finished as a failed attempt, rescheduled by the retry policy. How many.
+     */
+    public int cutShort(String reason) {
+        int cut = 0;
+        for (CompletableFuture<DeliveryResult> delivery : List.copyOf(running)) {
+            if (delivery.completeExceptionally(new java.util.concurrent.CancellationException(reason))) {
+                cut++;
+            }
+        }
+        return cut;
     }
 
     /** Why a claimed row must not be delivered at all, or null when it may be. */

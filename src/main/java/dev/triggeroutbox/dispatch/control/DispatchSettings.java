@@ -83,6 +83,19 @@ public class DispatchSettings {
     @ConfigProperty(name = "outbox.retry.backoff-cap-ms", defaultValue = "3600000")
     long backoffCapMillis;
 
+    /**
+     * How long a node that is stopping (undeploy, redeploy, server shutdown) waits for the deliveries it
+     * has in flight to end, so that each is finished with its result instead of coming back after its
+     * lease and being delivered twice. Rows it claimed but never started are given back at once (attempt
+     * not spent). Deliveries still running when the grace ends are cut short and rescheduled (their attempt
+     * is spent; the target may have received them). Longer: slower shutdowns, fewer cut deliveries; keep it
+     * above {@code outbox.webhook.timeout-ms} so every webhook ends by itself, and within what the process
+     * manager allows a stop (Kubernetes: 30 s). {@code 0}: cut every running delivery at once.
+     */
+    @Inject
+    @ConfigProperty(name = "outbox.dispatch.shutdown-grace-ms", defaultValue = "15000")
+    long shutdownGraceMillis;
+
     private String node;
     private RetryPolicy retryPolicy;
     private int appShare;
@@ -104,6 +117,7 @@ public class DispatchSettings {
         // be fenced and delivered again by another node.
         require(leaseMillis > deliveryTimeoutMillis,
                 "outbox.dispatch.lease-ms must be greater than outbox.delivery.timeout-ms");
+        require(shutdownGraceMillis >= 0, "outbox.dispatch.shutdown-grace-ms must be 0 or more");
         require(maxAttempts >= 1 && maxAttempts <= 1000, "outbox.retry.max-attempts must be 1..1000");
         retryPolicy = new RetryPolicy(backoffBaseMillis, backoffCapMillis,
                 bound -> ThreadLocalRandom.current().nextLong(bound));
@@ -170,6 +184,11 @@ public class DispatchSettings {
      */
     public long finishWithinMillis() {
         return Math.max(deliveryTimeoutMillis, leaseMillis - Math.min(5_000, leaseMillis / 4));
+    }
+
+    /** How long a stopping node waits for its deliveries in flight. */
+    public long shutdownGraceMillis() {
+        return shutdownGraceMillis;
     }
 
     public long deliveryTimeoutMillis() {

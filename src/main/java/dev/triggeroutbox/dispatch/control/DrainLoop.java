@@ -5,7 +5,6 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
@@ -19,6 +18,7 @@ import java.util.logging.Logger;
 public class DrainLoop {
 
     private static final Logger LOG = Logger.getLogger(DrainLoop.class.getName());
+    private static final long STOP_WAIT_MILLIS = 5_000;
 
     @Inject
     DispatchCycle cycle;
@@ -71,19 +71,41 @@ public class DrainLoop {
 
     @PreDestroy
     void close() {
+        stop();
+    }
+
+    /**
+     * Ends the loop for good, waiting (at most {@link #STOP_WAIT_MILLIS}) for the cycle under way to end by
+     * itself: an interrupt in the middle of a claim could leave its rows claimed until their lease. Only a
+     * cycle that does not end in time is interrupted.
+     */
+    public void stop() {
         Thread running;
         synchronized (signal) {
             closed = true;
             running = thread;
             signal.notify();
         }
-        if (running != null) {
-            running.interrupt();
-            try {
-                running.join(TimeUnit.SECONDS.toMillis(5));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        if (running != null && running != Thread.currentThread()) {
+            endWithin(running, STOP_WAIT_MILLIS);
+        }
+    }
+
+    /**
+     * Waits for {@code thread} to end by itself, at most {@code millis}, then interrupts it and waits as long
+     * again; false when the waiting thread was interrupted.
+     */
+    static boolean endWithin(Thread thread, long millis) {
+        try {
+            thread.join(millis);
+            if (thread.isAlive()) {
+                thread.interrupt();
+                thread.join(millis);
             }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -62,6 +62,10 @@ public class Finisher {
     @Resource
     ManagedThreadFactory threadFactory;
 
+    /** Put behind everything queued when the finisher stops: a thread that takes it ends. */
+    private static final Ended STOP = new Ended(null, null, null, 0, null, () -> { });
+    private static final long STOP_WAIT_MILLIS = 5_000;
+
     private final LinkedBlockingQueue<Ended> ended = new LinkedBlockingQueue<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean closed;
@@ -75,21 +79,30 @@ public class Finisher {
         }
     }
 
-    /** Finishes what has ended so far, then stops. */
     @PreDestroy
     void close() {
-        closed = true;
-        threads.forEach(Thread::interrupt);
-        for (Thread thread : threads) {
-            try {
-                thread.join(TimeUnit.SECONDS.toMillis(5));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+        stop();
+    }
+
+    /**
+     * Finishes what has ended so far, then stops: each thread finishes the windows queued before this call and
+     * ends (an interrupt in the middle of a finishing transaction would leave its rows claimed until their
+     * lease, so a thread is interrupted only when it does not end within {@link #STOP_WAIT_MILLIS}); whatever
+     * ends later is finished here, on the caller's thread. Safe to call twice.
+     */
+    public void stop() {
+        if (!closed) {
+            closed = true;
+            threads.forEach(t -> ended.add(STOP));
+            for (Thread thread : threads) {
+                if (!DrainLoop.endWithin(thread, STOP_WAIT_MILLIS)) {
+                    return;
+                }
             }
         }
         List<Ended> left = new ArrayList<>();
         ended.drainTo(left);
+        left.removeIf(e -> e == STOP);
         if (!left.isEmpty()) {
             finish(left);
         }
@@ -105,10 +118,15 @@ public class Finisher {
     }
 
     private void serve() {
-        while (!closed) {
+        boolean last = false;
+        while (!last) {
             List<Ended> window = new ArrayList<>();
             try {
-                window.add(ended.take());
+                Ended first = ended.take();
+                if (first == STOP) {
+                    return;
+                }
+                window.add(first);
                 long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WINDOW_MILLIS);
                 while (window.size() < WINDOW_ROWS) {
                     ended.drainTo(window, WINDOW_ROWS - window.size());
@@ -122,6 +140,7 @@ public class Finisher {
                     }
                     window.add(next);
                 }
+                last = window.removeIf(e -> e == STOP);
             } catch (InterruptedException e) {
                 ended.addAll(window); // finished by close()
                 return;

@@ -7,20 +7,27 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * This node's line in {@code dispatcher_nodes}, written by the poll timer at most about once a
  * second (one small upsert outside the claim → deliver → finish path), so the console can show
  * every node's last tick and rows in flight. Each beat also reads the database's clock for
- * {@link DatabaseClock}. Nodes gone for a day are removed by whichever node beats.
+ * {@link DatabaseClock}. Nodes gone for a day are removed by whichever node beats. Its cadences are
+ * measured on the monotonic clock, so a wall clock set back does not stop it; when the wall clock has
+ * stepped since the last reading, it beats at once to measure the database clock's offset again.
  */
 @ApplicationScoped
 public class NodeHeartbeat {
 
     /** A little under a second, so a timer that fires a few milliseconds early still beats every tick. */
-    private static final long EVERY_MILLIS = 900;
-    private static final long FORGET_EVERY_MILLIS = 3_600_000;
+    private static final long EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(900);
+    private static final long FORGET_EVERY_NANOS = TimeUnit.HOURS.toNanos(1);
+    /** A wall clock that moved this much more (or less) than the monotonic one was stepped. */
+    static final long STEP_MILLIS = 1_000;
+    private static final Logger LOG = Logger.getLogger(NodeHeartbeat.class.getName());
 
     @Inject
     DataSource dataSource;
@@ -36,15 +43,24 @@ public class NodeHeartbeat {
 
     /** When this node started, on the database's clock (its first beat). */
     private OffsetDateTime startedAt;
+    private boolean beaten;
     private long lastBeat;
     private long lastForget;
 
     /** Called from the poll timer only (one thread at a time). */
     public void beat(boolean paused) throws SQLException {
-        long now = System.currentTimeMillis();
-        if (now - lastBeat < EVERY_MILLIS) {
+        long now = System.nanoTime();
+        long step = databaseClock.wallStepMillis();
+        boolean stepped = Math.abs(step) > STEP_MILLIS;
+        if (beaten && now - lastBeat < EVERY_NANOS && !stepped) {
             return;
         }
+        if (stepped) {
+            LOG.warning(() -> "this node's wall clock moved " + step + " ms against its monotonic clock since the last "
+                    + "heartbeat (stepped); the database clock's offset is measured again");
+        }
+        boolean first = !beaten;
+        beaten = true;
         lastBeat = now;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
                 INSERT INTO dispatcher_nodes (node, started_at, last_tick_at, in_flight, paused, poll_ms)
@@ -58,15 +74,15 @@ public class NodeHeartbeat {
             ps.setInt(3, cycle.inFlight());
             ps.setBoolean(4, paused);
             ps.setLong(5, settings.pollIntervalMillis());
-            long before = System.currentTimeMillis();
+            long before = System.nanoTime();
             try (ResultSet rs = ps.executeQuery()) {
-                long after = System.currentTimeMillis();
+                long after = System.nanoTime();
                 rs.next();
                 startedAt = rs.getObject(1, OffsetDateTime.class);
                 databaseClock.observed(rs.getLong(2), before, after);
             }
         }
-        if (now - lastForget >= FORGET_EVERY_MILLIS) {
+        if (first || now - lastForget >= FORGET_EVERY_NANOS) {
             lastForget = now;
             try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(
                     "DELETE FROM dispatcher_nodes WHERE last_tick_at < now() - interval '1 day'")) {

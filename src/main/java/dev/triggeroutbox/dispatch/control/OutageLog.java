@@ -23,7 +23,7 @@ public final class OutageLog {
     }
 
     public synchronized void failed(Exception e) {
-        long now = System.currentTimeMillis();
+        long now = System.nanoTime() / 1_000_000; // monotonic: a clock set back must not silence the log
         failures++;
         if (failures == 1) {
             firstAt = now;
@@ -38,7 +38,7 @@ public final class OutageLog {
     public synchronized void succeeded() {
         if (failures > 0) {
             log.info(what + " works again after " + failures + " failure(s) in "
-                    + (System.currentTimeMillis() - firstAt) / 1000 + " s");
+                    + (System.nanoTime() / 1_000_000 - firstAt) / 1000 + " s");
             failures = 0;
         }
     }

@@ -61,18 +61,19 @@ public class HealthChecks {
     }
 
     public Check dispatcher() {
-        return dispatcher(settings.enabled(), counters.lastTickMillis(), System.currentTimeMillis(),
-                settings.pollIntervalMillis());
+        return dispatcher(settings.enabled(), counters.millisSinceLastTick(), settings.pollIntervalMillis());
     }
 
-    /** Liveness from the last tick: DOWN before the first tick and after {@link #STALLED_AFTER_TICKS} missed polls. */
-    static Check dispatcher(boolean enabled, long lastTickMillis, long nowMillis, long pollIntervalMillis) {
+    /**
+     * Liveness from the last tick's age (monotonic; -1: none yet): DOWN before the first tick and after
+     * {@link #STALLED_AFTER_TICKS} missed polls.
+     */
+    static Check dispatcher(boolean enabled, long age, long pollIntervalMillis) {
         JsonObjectBuilder data = Jsons.object(); // no node name: this answer is public
         if (!enabled) {
             return new Check("dispatcher", true, data.add("enabled", false).build());
         }
-        long age = lastTickMillis == 0 ? -1 : nowMillis - lastTickMillis;
-        boolean ticking = lastTickMillis != 0 && age <= STALLED_AFTER_TICKS * pollIntervalMillis + 1_000;
+        boolean ticking = age >= 0 && age <= STALLED_AFTER_TICKS * pollIntervalMillis + 1_000;
         data.add("enabled", true).add("lastTickAgeMillis", age).add("pollIntervalMillis", pollIntervalMillis);
         return new Check("dispatcher", ticking, data.build());
     }

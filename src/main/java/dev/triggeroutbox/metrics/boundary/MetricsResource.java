@@ -47,9 +47,9 @@ public class MetricsResource {
                 counters.fenced());
         histogram(out, counters.deliveryTimes());
         backlog(out);
-        long tick = counters.lastTickMillis();
+        long age = counters.millisSinceLastTick();
         gauge(out, "outbox_dispatcher_last_tick_age_seconds", "Seconds since this node's poll timer last fired (-1: never).",
-                tick == 0 ? -1 : (System.currentTimeMillis() - tick) / 1000.0);
+                age < 0 ? -1 : age / 1000.0);
         return out.toString();
     }
 

@@ -112,6 +112,17 @@ public class DeliveryThreads {
 
     @PreDestroy
     void close() {
+        stopStarting();
+        // the shutdown drain has let the running deliveries end or cut them short; what still runs is interrupted
+        workers.forEach(Thread::interrupt);
+    }
+
+    /**
+     * The node is stopping: no delivery starts any more. Those waiting for a thread are given back unstarted
+     * ({@link DeliveryResult.NotStarted}: their rows are released, no attempt spent), as is anything queued
+     * later; the running ones go on. How many were given back.
+     */
+    public int stopStarting() {
         List<Job> waiting = new ArrayList<>();
         synchronized (lock) {
             closed = true;
@@ -121,7 +132,7 @@ public class DeliveryThreads {
             lock.notifyAll();
         }
         waiting.forEach(job -> job.result.complete(new DeliveryResult.NotStarted("the node is stopping")));
-        workers.forEach(Thread::interrupt); // deliveries still running are interrupted; their rows come back after the lease
+        return waiting.size();
     }
 
     /** Most threads one app holds at once. */

@@ -20,6 +20,9 @@ public class Targets {
     @Any
     Instance<DeliveryTarget> all;
 
+    @Inject
+    DeliveryThreads threads;
+
     private final Map<String, DeliveryTarget> byType = new HashMap<>();
 
     @PostConstruct
@@ -34,5 +37,10 @@ public class Targets {
                     DeliveryResult.rejected("target type '" + row.trigger().targetType() + "' is not supported"));
         }
         return target.deliver(row, maxAttempts, timeout);
+    }
+
+    /** The node is stopping: deliveries waiting for a thread are given back unstarted, none starts any more. */
+    public int stopStarting() {
+        return threads.stopStarting();
     }
 }
