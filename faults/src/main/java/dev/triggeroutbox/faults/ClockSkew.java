@@ -22,7 +22,10 @@ import java.util.UUID;
  * node answers with). Rows due 15 s from now,
  * published through every node, are not delivered before their due time; under load with slow answers no
  * lease is taken early (no lease recovered, nothing fenced, nothing delivered twice), and every lease the
- * skewed node takes is exactly the configured length on the database clock.
+ * skewed node takes is exactly the configured length on the database clock. Then, under load, the running
+ * node's clock is stepped back by the 10 minutes (NTP correcting a clock that ran fast), to a receiver that
+ * refuses {@code webhook-timestamp}s more than 5 minutes off as Standard Webhooks verifiers do: its heartbeat
+ * keeps beating, its timestamps stay current and nothing is dead-lettered.
  */
 final class ClockSkew extends Scenario {
 
@@ -42,10 +45,12 @@ final class ClockSkew extends Scenario {
         }
         Node skewed = h.cluster.nodes.get(2);
         skewed.close();
-        skewed.environment(Map.of("LD_PRELOAD", shim.toString(), "CLOCK_SKEW_SECONDS", Long.toString(SKEW_SECONDS)));
+        Path skewFile = h.settings.target().resolve("clock-skew-seconds");
+        Files.writeString(skewFile, Long.toString(SKEW_SECONDS));
+        skewed.environment(Map.of("LD_PRELOAD", shim.toString(), "CLOCK_SKEW_FILE", skewFile.toString()));
         try {
             h.cluster.restart(skewed);
-            check(h, v, skewed);
+            check(h, v, skewed, skewFile);
         } finally {
             // the node gets the right time back, for whatever runs after this scenario
             skewed.close();
@@ -54,14 +59,16 @@ final class ClockSkew extends Scenario {
         }
     }
 
-    private void check(Harness h, Verdict v, Node skewed) throws Exception {
+    private void check(Harness h, Verdict v, Node skewed, Path skewFile) throws Exception {
         UUID app = app(number, 1);
         Settings s = h.settings;
         long offset = h.rest.clockOffsetSeconds(skewed);
         Progress.say("scenario 8: %s restarted with its clock %+d s off", skewed, offset);
         v.require(Math.abs(offset - SKEW_SECONDS) <= 5, "%s's clock is %+d s off, not +%d s", skewed, offset, SKEW_SECONDS);
-        try (Receiver receiver = Receiver.start()) {
+        UUID steppedApp = app(number, 2);
+        try (Receiver receiver = Receiver.start(); Receiver steppedReceiver = Receiver.start()) {
             h.rest.webhookTrigger(skewed, app, receiver.url(), 10);
+            h.rest.webhookTrigger(skewed, steppedApp, steppedReceiver.url(), 10);
             // 1. due times: each row due 15 s from now (this machine's and the database's clock)
             Ledger ledger = new Ledger();
             Map<UUID, Instant> dueAt = new HashMap<>();
@@ -103,9 +110,35 @@ final class ClockSkew extends Scenario {
                     Thread.sleep(500);
                 }
             }
+            // 3. the running node's clock stepped back by the 10 minutes, under load
+            steppedReceiver.refuseTimestampsOffBy(300);
+            long heartbeatAge = 0;
+            long offsetAfter;
+            try (Load load = new Load(h.cluster, h.rest, ledger, steppedApp, s.rate(), 0, 8).start()) {
+                sleepSeconds(s.loadSeconds() / 4.0);
+                Files.writeString(skewFile, "0");
+                long step = System.nanoTime();
+                Progress.say("scenario 8: %s's clock stepped back by %d s", skewed, SKEW_SECONDS);
+                long end = step + Duration.ofSeconds(s.loadSeconds()).toNanos();
+                while (System.nanoTime() < end) {
+                    heartbeatAge = Math.max(heartbeatAge, heartbeatAgeMillis(h, skewed));
+                    Thread.sleep(500);
+                }
+                offsetAfter = h.rest.clockOffsetSeconds(skewed);
+            }
             long ended = System.nanoTime();
-            Map<UUID, Receiver> receivers = Map.of(app, receiver);
+            Map<UUID, Receiver> receivers = Map.of(app, receiver, steppedApp, steppedReceiver);
             h.compare(ledger, receivers, ended, Duration.ofMinutes(3), v);
+            v.figure("after the step back: %s's clock %+d s off; its heartbeat at most %d ms old (database clock); "
+                    + "webhook-timestamp up to %d s off, %d refused as stale", skewed, offsetAfter, heartbeatAge,
+                    steppedReceiver.maxTimestampSkewSeconds(), steppedReceiver.refusedTimestamps());
+            v.require(Math.abs(offsetAfter) <= 5, "%s's clock is %+d s off after the step, not 0", skewed, offsetAfter);
+            v.require(heartbeatAge <= 5_000, "%s's heartbeat stopped for %d ms after its clock was stepped back", skewed,
+                    heartbeatAge);
+            v.require(steppedReceiver.maxTimestampSkewSeconds() <= 5, "after the step a webhook-timestamp was %d s off",
+                    steppedReceiver.maxTimestampSkewSeconds());
+            v.require(steppedReceiver.refusedTimestamps() == 0, "%d request(s) refused for a stale webhook-timestamp",
+                    steppedReceiver.refusedTimestamps());
             h.countersSince(before, v);
             v.figure("%,d leases of %s sampled while in flight, %d not exactly %d ms on the database clock; "
                     + "webhook-timestamp up to %d s off this machine's clock", sampled, skewed, wrongLeases, s.leaseMillis(),
@@ -135,6 +168,17 @@ final class ClockSkew extends Scenario {
             return null; // no gcc on this machine
         }
         return library;
+    }
+
+    /** How long ago the node's heartbeat last wrote its line, on the database's clock. */
+    private static long heartbeatAgeMillis(Harness h, Node node) throws Exception {
+        try (Connection con = h.db.connect(); PreparedStatement ps = con.prepareStatement(
+                "SELECT (extract(epoch FROM clock_timestamp() - last_tick_at) * 1000)::bigint FROM dispatcher_nodes WHERE node = ?")) {
+            ps.setString(1, node.name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : Long.MAX_VALUE;
+            }
+        }
     }
 
     /** {in flight on the node, of which the lease is not claimed_at + lease, or claimed_at is not in the past}. */

@@ -130,6 +130,33 @@ final class Node implements AutoCloseable {
         state = State.DOWN;
     }
 
+    /**
+     * {@code SIGTERM} to the server's JVM, as a process manager stopping the node does (systemd, Kubernetes): the
+     * server shuts down cleanly and undeploys the WAR. Waits at most {@code timeout} for the JVM to exit, then
+     * kills it; whether it exited by itself. The load stops sending to it at once.
+     */
+    synchronized boolean terminate(Duration timeout) {
+        if (process == null) {
+            return true;
+        }
+        state = State.DOWN;
+        List<ProcessHandle> jvm = process.descendants().toList();
+        jvm.forEach(ProcessHandle::destroy);
+        boolean exited = true;
+        for (ProcessHandle p : jvm) {
+            try {
+                p.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                exited = false;
+                p.destroyForcibly();
+            }
+        }
+        process.destroyForcibly();
+        process.onExit().join();
+        process = null;
+        return exited;
+    }
+
     /** {@code SIGSTOP} to the server's JVM: it keeps its sockets and its database sessions, and does nothing. */
     synchronized void pause() throws IOException, InterruptedException {
         signal("-STOP");

@@ -16,8 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A webhook receiver in the harness's process (JDK HttpServer on loopback): answers 200 to every POST and
  * records it by its {@code webhook-id} (the outbox row id): how many times, when first, and how far the
- * sender's {@code webhook-timestamp} was from this machine's clock. It can answer slowly, and it can go down
- * (its port closed: connections refused) and come back on the same port.
+ * sender's {@code webhook-timestamp} was from this machine's clock. It can answer slowly, it can refuse
+ * timestamps too far off as a Standard Webhooks verifier does, and it can go down (its port closed: connections
+ * refused) and come back on the same port.
  */
 final class Receiver implements AutoCloseable {
 
@@ -38,6 +39,8 @@ final class Receiver implements AutoCloseable {
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong maxTimestampSkew = new AtomicLong();
     private final AtomicLong slowestAnswer = new AtomicLong();
+    private final AtomicLong refusedTimestamps = new AtomicLong();
+    private volatile long timestampTolerance = Long.MAX_VALUE;
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "receiver");
         t.setDaemon(true);
@@ -60,6 +63,19 @@ final class Receiver implements AutoCloseable {
 
     String url() {
         return "http://127.0.0.1:" + port + "/hook";
+    }
+
+    /**
+     * From now on a request whose {@code webhook-timestamp} is more than {@code seconds} off this machine's clock
+     * is answered 400 (Standard Webhooks verifiers refuse such timestamps, 5 minutes by default).
+     */
+    void refuseTimestampsOffBy(long seconds) {
+        timestampTolerance = seconds;
+    }
+
+    /** Requests refused for their timestamp. */
+    long refusedTimestamps() {
+        return refusedTimestamps.get();
     }
 
     /** Each answer waits this long first (rows stay in flight on their node meanwhile). */
@@ -97,6 +113,11 @@ final class Receiver implements AutoCloseable {
             if (timestamp != null) {
                 long skew = Math.abs(Long.parseLong(timestamp) - Instant.now().getEpochSecond());
                 maxTimestampSkew.accumulateAndGet(skew, Math::max);
+                if (skew > timestampTolerance) {
+                    refusedTimestamps.incrementAndGet();
+                    exchange.sendResponseHeaders(400, -1); // not recorded as delivered: the sender dead-letters it
+                    return;
+                }
             }
             if (id != null) {
                 Hit hit = hits.computeIfAbsent(UUID.fromString(id), k -> {

@@ -12,7 +12,7 @@ import java.util.UUID;
 abstract class Scenario {
 
     /** The scenarios are numbered 1 to this. */
-    static final int LAST = 9;
+    static final int LAST = 10;
 
     final int number;
     final String title;
@@ -49,6 +49,7 @@ abstract class Scenario {
             case 7 -> new Redeploy();
             case 8 -> new ClockSkew();
             case 9 -> new SlowReceiver();
+            case 10 -> new StopNode();
             default -> throw new IllegalArgumentException("no scenario " + n);
         };
     }

@@ -10,7 +10,7 @@ import java.util.stream.IntStream;
  * One run's sizes and the nodes' settings; {@code -Dfaults.*} system properties override them. The full run
  * ({@code -Dfaults.full=true}) has the issue's sizes; the default is the short run, the same scenarios smaller.
  *
- * @param scenarios      which scenarios run (1–9)
+ * @param scenarios      which scenarios run (1–10)
  * @param steadyEvents   events of scenario 1
  * @param rate           events/s of the steady load under every fault
  * @param killSeconds    how long scenario 2 kills a node every 5 s
