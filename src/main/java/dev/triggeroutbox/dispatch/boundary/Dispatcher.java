@@ -18,6 +18,10 @@ import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.Timer;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
@@ -25,6 +29,7 @@ import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -35,11 +40,12 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * prunes its own table) and wakes the drain loop; commits that enqueue wake it too, so the timer is the
  * safety net, not the latency path.
  * <p>
- * The ticks come from a thread of its own (the server's managed thread factory) that waits on the
- * monotonic clock, not from an EJB interval timer: WildFly and Payara schedule those on {@code java.util.Timer},
- * which follows the wall clock, so a clock stepped back (NTP correcting a clock that ran fast) stopped the
- * ticks, the heartbeat and the database-clock offset for as long as the step. When the node stops, the
- * ticks end and the {@link ShutdownDrain} settles the rows in flight before the node leaves the node list.
+ * The ticks come from a non-persistent EJB interval timer. WildFly and Payara run those on {@code
+ * java.util.Timer}, which follows the wall clock, so a clock stepped back (NTP correcting a clock that ran
+ * fast) stops them for as long as the step; a watchdog thread of its own, waiting on the monotonic clock,
+ * ticks in their place whenever the timer has been silent for {@link #SILENT_PERIODS} poll intervals, and
+ * logs it. When the node stops, the ticks end and the {@link ShutdownDrain} settles the rows in flight
+ * before the node leaves the node list.
  */
 @Singleton
 @Startup
@@ -50,6 +56,11 @@ public class Dispatcher {
 
     private static final Logger LOG = Logger.getLogger(Dispatcher.class.getName());
     private static final int RECOVER_LIMIT = 1_000;
+    /** Poll intervals without a timer tick after which the watchdog ticks instead. */
+    static final int SILENT_PERIODS = 3;
+
+    @Resource
+    TimerService timers;
 
     @Resource
     ManagedThreadFactory threadFactory;
@@ -86,8 +97,13 @@ public class Dispatcher {
     ShutdownDrain shutdownDrain;
 
     private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
-    private Thread ticker;
+    private Thread watchdog;
+    private Timer timer;
     private volatile boolean stopping;
+    private final ReentrantLock ticking = new ReentrantLock();
+    /** When the last tick began (nanoTime). */
+    private volatile long lastTick = System.nanoTime();
+    private volatile boolean standingIn;
     /** When the last whole look for expired leases ran (nanoTime); valid once recoveredUpTo is set. */
     private long lastRecovery;
     private java.time.OffsetDateTime recoveredUpTo;
@@ -102,21 +118,31 @@ public class Dispatcher {
                 return;
             }
         }
-        ticker = threadFactory.newThread(this::tickEveryPoll);
-        ticker.start();
+        timer = timers.createIntervalTimer(0, settings.pollIntervalMillis(), new TimerConfig("outbox-dispatcher", false));
+        watchdog = threadFactory.newThread(this::standInWhenSilent);
+        watchdog.start();
     }
 
     @PreDestroy
     void stop() {
         stopping = true;
-        if (ticker != null) {
-            LockSupport.unpark(ticker);
+        if (timer != null) {
             try {
-                ticker.join(TimeUnit.SECONDS.toMillis(10)); // a tick under way ends first (it may be in a transaction)
+                timer.cancel();
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "timer already gone", e);
+            }
+        }
+        if (watchdog != null) {
+            LockSupport.unpark(watchdog);
+            try {
+                watchdog.join(TimeUnit.SECONDS.toMillis(10)); // a tick under way ends first (it may be in a transaction)
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
+        ticking.lock(); // a timer tick under way ends first too
+        ticking.unlock();
         shutdownDrain.drain();
         try {
             heartbeat.leave();
@@ -125,25 +151,55 @@ public class Dispatcher {
         }
     }
 
-    /** Ticks at once, then every poll interval on the monotonic clock, until the node stops. */
-    private void tickEveryPoll() {
+    /**
+     * Watches the ticks on the monotonic clock until the node stops: while the timer is silent for longer
+     * than {@link #SILENT_PERIODS} poll intervals (the wall clock was stepped back), ticks every interval itself.
+     */
+    private void standInWhenSilent() {
         long period = TimeUnit.MILLISECONDS.toNanos(settings.pollIntervalMillis());
-        long next = System.nanoTime();
         while (!stopping) {
-            long wait = next - System.nanoTime();
-            if (wait > 0) {
-                LockSupport.parkNanos(this, wait);
+            // once standing in, the watchdog keeps the poll interval itself until the timer ticks again
+            long bound = standingIn ? period : SILENT_PERIODS * period;
+            long silent = System.nanoTime() - lastTick;
+            if (silent < bound) {
+                LockSupport.parkNanos(this, bound - silent);
                 continue;
             }
-            try {
+            if (!standingIn) {
+                standingIn = true;
+                LOG.warning(() -> "the dispatcher's EJB timer has not ticked for " + TimeUnit.NANOSECONDS.toMillis(silent)
+                        + " ms (was the clock stepped back?); ticking on the monotonic clock until it does");
+            }
+            tickOnce(bound);
+        }
+    }
+
+    @Timeout
+    void onTimer() {
+        if (standingIn) {
+            standingIn = false;
+            LOG.info("the dispatcher's EJB timer ticks again");
+        }
+        tickOnce(0);
+    }
+
+    /**
+     * One tick if the last one began at least {@code silentNanos} ago, unless one is under way (the timer's
+     * and the watchdog's never overlap) or the node is stopping.
+     */
+    private void tickOnce(long silentNanos) {
+        if (stopping || !ticking.tryLock()) {
+            return;
+        }
+        try {
+            if (System.nanoTime() - lastTick >= silentNanos) {
+                lastTick = System.nanoTime();
                 tick();
-            } catch (RuntimeException e) {
-                outage.failed(e); // this thread must not die: liveness would report the node stalled
             }
-            next += period;
-            if (System.nanoTime() - next > 0) {
-                next = System.nanoTime(); // a tick that took longer than the period is not caught up with a burst
-            }
+        } catch (RuntimeException e) {
+            outage.failed(e); // the watchdog must not die: liveness would report the node stalled
+        } finally {
+            ticking.unlock();
         }
     }
 
