@@ -25,13 +25,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * One turn of the dispatcher: claim a batch (one short transaction), start every delivery while
- * holding no transaction and no connection, and when the last one has ended, finish the batch (one
- * short transaction). Deliveries in flight on this node are bounded by {@code outbox.dispatch.concurrency}
- * permits; a claim takes no more rows than there are free permits, so a slow target holds its own
- * permits and never stalls the rows behind it. Any node, and any number of threads, may run cycles.
- */
-/**
  * One turn of the dispatcher: claim due rows (one short transaction) within this node's room, and start
  * every delivery while holding no transaction and no connection; each row is finished by the
  * {@link Finisher} in the first window after its own delivery ends, never waiting for the rest of its

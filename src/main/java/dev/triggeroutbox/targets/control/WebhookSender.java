@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -101,6 +102,8 @@ final class WebhookSender {
         c.setSocketAddressResolver(addresses);
         c.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "trigger-outbox"));
         c.getContentDecoderFactories().clear();
+        // a receiver's cookies never travel with later deliveries (and matching them cost an URI per request)
+        c.setHttpCookieStore(new HttpCookieStore.Empty());
         c.start();
         return c;
     }
@@ -116,18 +119,17 @@ final class WebhookSender {
     /** As {@link #send(ClaimedRow)}, giving up after {@code deliveryTimeout} (null: none) from the start. */
     CompletableFuture<DeliveryResult> send(ClaimedRow row, Duration deliveryTimeout) {
         CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
-        if (deliveryTimeout != null) {
-            result.orTimeout(deliveryTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        }
+        // the client's own timeout of the exchange is the only timer a delivery needs
+        Duration answerWithin = deliveryTimeout == null || deliveryTimeout.compareTo(timeout) >= 0 ? timeout : deliveryTimeout;
         try {
-            start(row, result);
+            start(row, answerWithin, result);
         } catch (RuntimeException e) {
             result.complete(DeliveryResult.failed("webhook delivery could not start: " + WebhookReplies.snippet(e.getMessage())));
         }
         return result;
     }
 
-    private void start(ClaimedRow row, CompletableFuture<DeliveryResult> result) {
+    private void start(ClaimedRow row, Duration answerWithin, CompletableFuture<DeliveryResult> result) {
         Destination destination = destinations.get(Objects.requireNonNullElse(row.trigger().target(), ""));
         WebhookAddressPolicy.Verdict verdict = destination.verdict();
         if (!verdict.allowed()) {
@@ -150,12 +152,12 @@ final class WebhookSender {
         URI uri = verdict.uri();
         byte[] body = row.payload().getBytes(StandardCharsets.UTF_8);
         long timestamp = clock.instant().getEpochSecond();
-        Request request = client.newRequest(uri).method(HttpMethod.POST).timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        Request request = client.newRequest(uri).method(HttpMethod.POST).timeout(answerWithin.toMillis(), TimeUnit.MILLISECONDS)
                 .headers(h -> headers(h, row, signature, timestamp, body))
                 .body(new BytesRequestContent("application/json", body));
         BoundedReply reply = new BoundedReply(REPLY_BYTES);
         reply.answer().whenComplete((answer, e) -> {
-            String failure = e == null ? null : WebhookFailures.describe(e, uri.getHost(), timeout, connectTimeout);
+            String failure = e == null ? null : WebhookFailures.describe(e, uri.getHost(), answerWithin, connectTimeout);
             circuits.record(origin, admission, e == null || !WebhookFailures.unreachable(e), failure);
             if (e == null) {
                 result.complete(WebhookReplies.result(answer.status(), answer.body(), answer.location(),

@@ -269,6 +269,25 @@ class WebhookSenderTest {
     }
 
     @Test
+    void aDeliveryTimeoutShorterThanTheWebhookTimeoutBoundsTheExchange() throws Exception {
+        answer("/slow", 200, Map.of(), new byte[0], 2_000);
+        DeliveryResult.Failed f = assertInstanceOf(DeliveryResult.Failed.class,
+                await(sender("127.0.0.1", Duration.ofSeconds(5)).send(row(base + "/slow", SECRET, null), Duration.ofMillis(300))));
+        assertEquals("webhook at 127.0.0.1 did not answer within 300 ms", f.error());
+    }
+
+    @Test
+    void aReceiversCookiesNeverTravelWithLaterDeliveries() throws Exception {
+        answer("/hook", 204, Map.of("Set-Cookie", "session=abc; Path=/"), new byte[0], 0);
+        WebhookSender sender = sender();
+        assertInstanceOf(DeliveryResult.Delivered.class, await(sender.send(row(base + "/hook", SECRET, null))));
+        assertInstanceOf(DeliveryResult.Delivered.class, await(sender.send(row(base + "/hook", SECRET, null))));
+        seen.poll(5, TimeUnit.SECONDS);
+        Seen second = seen.poll(5, TimeUnit.SECONDS);
+        assertNull(second.headers().getFirst("Cookie"), "the second delivery carried the receiver's cookie");
+    }
+
+    @Test
     void aRefusedConnectionIsARetryableFailure() throws Exception {
         int closedPort;
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
