@@ -98,7 +98,7 @@ public final class Benchmark {
             results.drain = DrainPhase.run(bench);
         }
         if (s.runs("webhook")) {
-            results.webhook = WebhookPhase.run(bench, results.drain);
+            results.webhook = WebhookPhase.run(bench);
         }
         if (s.runs("enqueue")) {
             results.enqueue = EnqueuePhase.run(bench);

@@ -54,12 +54,20 @@ final class DrainPhase {
      * next tick, so up to one poll interval is part of the figure, as it is for an operator.
      */
     static Results.Throughput dispatcher(Bench bench, OutboxTables t, int rows, int pad, String label) throws Exception {
+        return dispatcher(bench, t, rows, pad, label, new long[1]);
+    }
+
+    /** As above; {@code cpuNanos[0]} receives the server's CPU time from the resume until the last row was gone. */
+    static Results.Throughput dispatcher(Bench bench, OutboxTables t, int rows, int pad, String label, long[] cpuNanos)
+            throws Exception {
         bench.pause();
         t.truncate("outbox", "delivery_history");
         t.insertDue(rows, pad);
         t.vacuumAnalyze("outbox");
+        long cpu = bench.server().cpuNanos();
         OffsetDateTime start = t.paused(false);
         Bench.await("(a) delivered", rows, () -> rows - t.count("outbox"), 30);
+        cpuNanos[0] = bench.server().cpuNanos() - cpu;
         OffsetDateTime end = t.lastFinished();
         long delivered = t.delivered();
         long dead = t.count("dead_letters");

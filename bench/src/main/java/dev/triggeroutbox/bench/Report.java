@@ -37,10 +37,13 @@ final class Report {
         if (r.webhook != null) {
             Results.Webhook w = r.webhook;
             md.append(f("## 1b. Webhook drain: %,d rows already due, POSTed to nginx on 127.0.0.1\n\n", w.rows()));
-            md.append("| | count | seconds | per second |\n|---|---:|---:|---:|\n");
-            for (Results.Throughput t : List.of(w.webhook(), w.noop(), w.floor())) {
-                md.append(f("| %s | %,d | %.2f | %,.0f |\n", t.label(), t.count(), t.seconds(), t.perSecond()));
-            }
+            md.append(f("The last of %d round(s), each a webhook drain then a no-op drain, after a warm-up of both.\n\n", w.rounds()));
+            md.append("| | count | seconds | per second | server CPU µs per row |\n|---|---:|---:|---:|---:|\n");
+            md.append(f("| %s | %,d | %.2f | %,.0f | %.1f |\n", w.webhook().label(), w.webhook().count(), w.webhook().seconds(),
+                    w.webhook().perSecond(), w.webhookCpuMicros()));
+            md.append(f("| %s | %,d | %.2f | %,.0f | %.1f |\n", w.noop().label(), w.noop().count(), w.noop().seconds(),
+                    w.noop().perSecond(), w.noopCpuMicros()));
+            md.append(f("| %s | %,d | %.2f | %,.0f | |\n", w.floor().label(), w.floor().count(), w.floor().seconds(), w.floor().perSecond()));
             md.append(f("\nwebhook / no-op = **%.2f** (target ≥ 0.7) · webhook / floor = **%.2f**; the server kept %,d "
                     + "connections open to the receiver (the floor's wrk used as many).\n\n", w.toNoop(), w.toFloor(), w.connections()));
         }
@@ -167,6 +170,8 @@ final class Report {
             for (Results.Throughput t : List.of(r.webhook.webhook(), r.webhook.noop(), r.webhook.floor())) {
                 lines.add(csv("webhook", "throughput", t.label(), t.perSecond(), "per s"));
             }
+            lines.add(csv("webhook", "cpu", "webhook server CPU per row", r.webhook.webhookCpuMicros(), "µs"));
+            lines.add(csv("webhook", "cpu", "no-op server CPU per row", r.webhook.noopCpuMicros(), "µs"));
             lines.add(csv("webhook", "ratio", "webhook/no-op", r.webhook.toNoop(), ""));
             lines.add(csv("webhook", "ratio", "webhook/floor", r.webhook.toFloor(), ""));
         }

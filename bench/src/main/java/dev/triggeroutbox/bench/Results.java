@@ -65,9 +65,11 @@ final class Results {
 
     /**
      * The webhook drain beside the no-op drain of the same run and the HTTP floor: wrk with as many
-     * connections as the server opened ({@code connections}).
+     * connections as the server opened ({@code connections}). Both drains are the last of {@code rounds}
+     * measured in turn; the CPU figures are the server JVM's CPU time per row delivered.
      */
-    record Webhook(int rows, Throughput webhook, Throughput noop, long connections, Throughput floor) {
+    record Webhook(int rows, int rounds, Throughput webhook, Throughput noop, double webhookCpuMicros,
+            double noopCpuMicros, long connections, Throughput floor) {
         double toNoop() {
             return webhook.perSecond() / noop.perSecond();
         }

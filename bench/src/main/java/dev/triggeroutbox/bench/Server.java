@@ -111,6 +111,11 @@ final class Server implements AutoCloseable {
         }
     }
 
+    /** CPU time the server's JVM has used so far (user and system), from the operating system's accounting. */
+    long cpuNanos() {
+        return process.descendants().mapToLong(p -> p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L)).sum();
+    }
+
     /** Stops the server gracefully (SIGTERM to its JVM), forcibly after a minute. Safe to call twice. */
     @Override
     public synchronized void close() {

@@ -23,6 +23,7 @@ import java.util.Set;
  * @param bloatHoldSeconds  how long the REPEATABLE READ snapshot is held
  * @param bloatWindowSeconds the baseline and after windows around it
  * @param webhookRows       due rows the webhook drain delivers to the nginx receiver
+ * @param webhookRounds     times the webhook drain and the no-op drain are measured in turn (the last round is reported)
  * @param clientConcurrency requests each HTTP client stack keeps in flight in part "clients"
  * @param clientSeconds     how long each stack (and wrk) is measured there, after {@code clientWarmupSeconds}
  * @param nginxWorkers      worker processes of the nginx receiver
@@ -48,6 +49,7 @@ record Settings(
         int bloatWindowSeconds,
         int bloatHoldSeconds,
         int webhookRows,
+        int webhookRounds,
         int clientConcurrency,
         int clientSeconds,
         int clientWarmupSeconds,
@@ -92,6 +94,7 @@ record Settings(
                 integer("bench.bloat-window-seconds", quick ? 8 : 30),
                 integer("bench.bloat-hold-seconds", quick ? 20 : 120),
                 integer("bench.webhook-rows", quick ? 10_000 : 100_000),
+                integer("bench.webhook-rounds", quick ? 1 : 2),
                 integer("bench.client-concurrency", 128),
                 integer("bench.client-seconds", quick ? 3 : 10),
                 integer("bench.client-warmup-seconds", quick ? 2 : 5),
