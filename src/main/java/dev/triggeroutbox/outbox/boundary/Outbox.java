@@ -1,11 +1,13 @@
 package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.api.OutboxDelivery;
+import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
+import dev.triggeroutbox.outbox.entity.NewEvent;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
@@ -15,7 +17,9 @@ import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The Java API of the outbox for code in this deployment: inject it and call it inside your own
@@ -28,6 +32,9 @@ public class Outbox {
 
     @Inject
     OutboxWriter writer;
+
+    @Inject
+    BatchWriter batches;
 
     @Inject
     CommitWakeup wakeup;
@@ -93,5 +100,37 @@ public class Outbox {
                 root == null ? ExecutionId.random() : root, depth, deliverAt, null);
         wakeup.written(kind, rows.size());
         return rows;
+    }
+
+    /**
+     * Publishes many events in one statement: each fans out like {@link #publish(AppId, SourceKind, String,
+     * String, ExecutionId, int, OffsetDateTime)}. In your transaction all of them or none are written.
+     * Answers the rows in event order, each with its event's position in {@code events}. Refused with
+     * {@link IllegalArgumentException} when empty or longer than {@code outbox.max-batch-events}.
+     */
+    public List<BatchWriter.Written> publishAll(AppId app, List<NewEvent> events, String originPrincipal) throws SQLException {
+        limits.checkBatchSize(events.size());
+        List<BatchWriter.Written> rows = batches.fanOut(app, events, originPrincipal);
+        Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
+        for (BatchWriter.Written row : rows) {
+            kinds.merge(events.get(row.event()).kind(), 1, Integer::sum);
+        }
+        kinds.forEach(wakeup::written);
+        return rows;
+    }
+
+    /**
+     * Enqueues many rows in one statement; answers their ids in the order of {@code rows}. A row that
+     * names a trigger of another app fails the call with {@link dev.triggeroutbox.outbox.control.UnknownTriggersException}
+     * (naming every such row) and marks the transaction for rollback: none of the rows is written.
+     * Refused with {@link IllegalArgumentException} when empty or longer than {@code outbox.max-batch-events}.
+     */
+    public List<OutboxId> enqueueAll(List<NewOutboxRow> rows) throws SQLException {
+        limits.checkBatchSize(rows.size());
+        List<OutboxId> ids = batches.insert(rows);
+        Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
+        rows.forEach(r -> kinds.merge(r.sourceKind(), 1, Integer::sum));
+        kinds.forEach(wakeup::written);
+        return ids;
     }
 }
