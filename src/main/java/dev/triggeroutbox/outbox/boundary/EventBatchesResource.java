@@ -10,7 +10,6 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
-import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -52,9 +51,9 @@ public class EventBatchesResource {
     @Context
     UriInfo uri;
 
+    /** Not @Transactional: without a key the write is one statement, atomic by itself; with one, the key's transaction. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Transactional(rollbackOn = Exception.class)
     public Response publish(@PathParam("appId") String appId, @HeaderParam("Idempotency-Key") String key, JsonValue body) {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
         Callers.requireApp(caller, app);
@@ -67,7 +66,7 @@ public class EventBatchesResource {
             events.add(read.get(i).toNew(limits, i));
         }
 
-        return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), body.toString(), () ->
+        return Payloads.once(idempotency, caller, uri, key, body, () ->
                 Payloads.batchWritten(Payloads.write(() -> outbox.publishAll(app, events, Callers.name(caller))))).toResponse();
     }
 }

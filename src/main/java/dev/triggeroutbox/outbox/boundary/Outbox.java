@@ -24,7 +24,10 @@ import java.util.Map;
 /**
  * The Java API of the outbox for code in this deployment: inject it and call it inside your own
  * transaction. Rows are written on your transaction, so they exist if and only if it commits; the
- * commit wakes the dispatcher. Without a transaction, each call runs in one of its own.
+ * commit wakes the dispatcher. Without a transaction each call is still all or nothing: the calls that
+ * write with one statement ({@code enqueue}, {@code publish}, {@code publishAll}, {@code invokeAsync})
+ * let that statement commit by itself (no JTA transaction to begin and commit, the cheapest write there
+ * is), {@link #enqueueAll} runs in a transaction of its own.
  */
 @ApplicationScoped
 @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
@@ -43,6 +46,7 @@ public class Outbox {
     OutboxLimits limits;
 
     /** Enqueues one row. */
+    @Transactional(Transactional.TxType.SUPPORTS)
     public OutboxId enqueue(NewOutboxRow row) throws SQLException {
         OutboxId id = writer.insert(row);
         wakeup.written(row.sourceKind(), 1);
@@ -55,6 +59,7 @@ public class Outbox {
      * execution). It gets one attempt unless {@code maxAttempts} asks for more. Refused with
      * {@link IllegalStateException} past {@code outbox.max-trigger-depth}: a cycle ends there.
      */
+    @Transactional(Transactional.TxType.SUPPORTS)
     public OutboxId invokeAsync(OutboxDelivery parent, TriggerId target, String args, Integer maxAttempts) throws SQLException {
         int depth = deeper(parent);
         return enqueue(NewOutboxRow.to(new AppId(parent.appId()), SourceKind.INVOKE, target, args)
@@ -69,6 +74,7 @@ public class Outbox {
      * String, String, ExecutionId, int, OffsetDateTime)} for the delivery's app, one level deeper in
      * the same cascade, with the delivery as the rows' parent. Refused past {@code outbox.max-trigger-depth}.
      */
+    @Transactional(Transactional.TxType.SUPPORTS)
     public List<OutboxWriter.FannedOut> publish(OutboxDelivery parent, SourceKind kind, String payload) throws SQLException {
         int depth = deeper(parent);
         List<OutboxWriter.FannedOut> rows = writer.fanOut(new AppId(parent.appId()), kind, payload,
@@ -94,6 +100,7 @@ public class Outbox {
      * Publishes an event: one row per enabled trigger of {@code (app, kind)}. The rows share one root
      * execution id (the given one, or a new one).
      */
+    @Transactional(Transactional.TxType.SUPPORTS)
     public List<OutboxWriter.FannedOut> publish(AppId app, SourceKind kind, String payload, String originPrincipal,
             ExecutionId root, int depth, OffsetDateTime deliverAt) throws SQLException {
         List<OutboxWriter.FannedOut> rows = writer.fanOut(app, kind, payload, originPrincipal,
@@ -108,6 +115,7 @@ public class Outbox {
      * Answers the rows in event order, each with its event's position in {@code events}. Refused with
      * {@link IllegalArgumentException} when empty or longer than {@code outbox.max-batch-events}.
      */
+    @Transactional(Transactional.TxType.SUPPORTS)
     public List<BatchWriter.Written> publishAll(AppId app, List<NewEvent> events, String originPrincipal) throws SQLException {
         limits.checkBatchSize(events.size());
         List<BatchWriter.Written> rows = batches.fanOut(app, events, originPrincipal);

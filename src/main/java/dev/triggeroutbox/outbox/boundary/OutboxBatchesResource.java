@@ -13,7 +13,6 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
-import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -55,9 +54,9 @@ public class OutboxBatchesResource {
     @Context
     UriInfo uri;
 
+    /** Not @Transactional: without a key the write is a transaction of its own in Outbox.enqueueAll; with one, the key's transaction. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Transactional(rollbackOn = Exception.class)
     public Response enqueue(@HeaderParam("Idempotency-Key") String key, JsonValue body) {
         JsonBody b = JsonBody.of(body, Set.of(Payloads.BATCH_FIELD));
         List<Payloads.Row> read = Payloads.batch(b, body, Payloads.Row.FIELDS, limits).stream()
@@ -77,7 +76,7 @@ public class OutboxBatchesResource {
             rows.add(read.get(i).toNew(read.get(i).event().payloadText(limits, i), Callers.name(caller)));
         }
 
-        return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), body.toString(), () -> {
+        return Payloads.once(idempotency, caller, uri, key, body, () -> {
             List<OutboxId> ids;
             try {
                 ids = Payloads.write(() -> outbox.enqueueAll(rows));

@@ -16,7 +16,6 @@ import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
-import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -56,9 +55,9 @@ public class OutboxResource {
     @Context
     UriInfo uri;
 
+    /** Not @Transactional: without a key the write is one statement, atomic by itself; with one, the key's transaction. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Transactional(rollbackOn = Exception.class)
     public Response enqueue(@HeaderParam("Idempotency-Key") String key, JsonValue body) {
         JsonBody b = JsonBody.of(body, Payloads.Row.FIELDS);
         Payloads.Row read = Payloads.Row.read(b);
@@ -66,7 +65,7 @@ public class OutboxResource {
         Callers.requireApp(caller, read.app());
         String payloadText = read.event().payloadText(limits);
 
-        return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), body.toString(), () -> {
+        return Payloads.once(idempotency, caller, uri, key, body, () -> {
             NewOutboxRow row = read.toNew(payloadText, Callers.name(caller));
             OutboxId id;
             try {
