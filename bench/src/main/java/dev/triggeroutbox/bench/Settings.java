@@ -87,7 +87,7 @@ record Settings(
                 integer("bench.wrk-connections", 16),
                 integer("bench.batch-events", 1000),
                 integer("bench.enqueue-seconds", quick ? 3 : 10),
-                integer("bench.enqueue-warmup-seconds", quick ? 1 : 3),
+                integer("bench.enqueue-warmup-seconds", quick ? 1 : 10),
                 Arrays.stream(System.getProperty("bench.loads", "100,500,2000").split("\\s*,\\s*"))
                         .map(Integer::valueOf).toList(),
                 integer("bench.load-seconds", quick ? 5 : 30),
