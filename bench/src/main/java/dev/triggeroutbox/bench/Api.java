@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
 final class Api {
 
     static final String BASE = "http://127.0.0.1:" + Server.HTTP_PORT + "/outbox/api/v1";
-    private static final String AUTH = "Basic " + Base64.getEncoder().encodeToString(
+    static final String AUTH = "Basic " + Base64.getEncoder().encodeToString(
             (Server.USER + ":" + Server.PASSWORD).getBytes(StandardCharsets.UTF_8));
 
     private final HttpClient client = newClient();
@@ -71,8 +71,10 @@ final class Api {
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), 200);
     }
 
-    String javaApiEnqueue(UUID app, int threads, int seconds, int warmup) throws IOException, InterruptedException {
-        String query = String.format(Locale.ROOT, "?app=%s&threads=%d&seconds=%d&warmup=%d", app, threads, seconds, warmup);
+    /** Rows/s of the Java API inside the server: one event per transaction, or {@code batch} events per {@code publishAll}. */
+    String javaApiEnqueue(UUID app, int threads, int seconds, int warmup, int batch) throws IOException, InterruptedException {
+        String query = String.format(Locale.ROOT, "?app=%s&threads=%d&seconds=%d&warmup=%d&batch=%d", app, threads, seconds,
+                warmup, batch);
         return send(request("/bench/enqueue" + query, Duration.ofSeconds(seconds + warmup + 60L))
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), 200);
     }

@@ -155,9 +155,11 @@ public final class Benchmark {
                 + "of their own whose URL is nginx on 127.0.0.1 (`return 204`, allow-listed with outbox.webhook.allowed-hosts). "
                 + "The floor is wrk (one thread) POSTing one of the same signed requests over as many keep-alive connections as "
                 + "the server had open to nginx after the drain, for as long as the drain took (3 to 30 s).");
-        r.notes.add("Enqueue: the dispatcher is paused. The Java API figure is measured inside the server by the "
-                + "benchmark's endpoint (`/bench/enqueue`), each transaction one `Outbox.publish`. Every accepted "
-                + "request and insert is checked against the rows in the table.");
+        r.notes.add("Enqueue: the dispatcher is paused; one kv trigger, so one row per event; payloads of about 200 "
+                + "bytes everywhere (the floor's too). The Java API figures are measured inside the server by the "
+                + "benchmark's endpoint (`/bench/enqueue`), each transaction one `Outbox.publish` or one `Outbox.publishAll`. "
+                + "wrk sends the same body on every request, with BASIC auth. Every accepted request and insert is checked "
+                + "against the rows in the table.");
         r.notes.add("Latency: the load is produced inside the server on a fixed schedule, each event its own JTA "
                 + "transaction (`Outbox.publish`); a transaction synchronization records `System.nanoTime()` at "
                 + "commit and the no-op handler records it at delivery start, both in the server's JVM (a delivery that "

@@ -55,7 +55,9 @@ final class Chart {
         if (r.enqueue != null) {
             titles.add(f("Enqueue, %d clients (per s)", r.enqueue.clients()));
             groups.add(List.of(new Bar("REST publish", r.enqueue.rest().perSecond(), " req", "#08519c"),
+                    new Bar("REST batch", r.enqueue.restBatch().perSecond(), " rows", "#3182bd"),
                     new Bar("Java API publish", r.enqueue.javaApi().perSecond(), " rows", "#6baed6"),
+                    new Bar("Java API publishAll", r.enqueue.javaBatch().perSecond(), " rows", "#9ecae1"),
                     new Bar("single-row INSERT", r.enqueue.floor().perSecond(), " tx", "#252525")));
         }
         if (r.bloat != null) {

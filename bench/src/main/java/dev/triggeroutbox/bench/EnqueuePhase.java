@@ -3,11 +3,14 @@ package dev.triggeroutbox.bench;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,9 +19,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Part 2: writing rows. K concurrent clients publish through the REST API (one keep-alive HTTP client
- * each, one event = one row = one transaction per request), K producer threads publish through the
- * Java API inside the server, and K JDBC connections run single-row INSERT transactions on the
- * outbox table itself (the floor). The dispatcher is paused throughout; the rows are removed after.
+ * each, one event = one row = one transaction per request), then wrk does the same over its own
+ * connections, then K clients publish batches ({@code events:batch}); K producer threads publish through
+ * the Java API inside the server, one event per transaction and then batches ({@code publishAll}); and K
+ * JDBC connections run single-row INSERT transactions on the outbox table itself (the floor). Every
+ * payload is about 200 bytes. The dispatcher is paused throughout; the rows are removed after.
  */
 final class EnqueuePhase {
 
@@ -34,30 +39,57 @@ final class EnqueuePhase {
     static Results.Enqueue run(Bench bench) throws Exception {
         Settings s = bench.settings();
         OutboxTables t = bench.tables();
-        Progress.say("[2/5] enqueue: %d concurrent clients, %d s each after %d s warm-up", s.clients(), s.enqueueSeconds(), s.enqueueWarmupSeconds());
+        Progress.say("[2/5] enqueue: %d concurrent clients, %d s each after %d s warm-up; batches of %d events",
+                s.clients(), s.enqueueSeconds(), s.enqueueWarmupSeconds(), s.batchEvents());
         bench.pause();
         t.truncate("outbox");
 
         Results.Throughput rest = rest(bench);
-        Progress.say("  REST publish: %,.0f requests/s (%,d in %d s)", rest.perSecond(), rest.count(), s.enqueueSeconds());
+        Progress.say("  REST publish, JDK client: %,.0f requests/s (%,d in %d s)", rest.perSecond(), rest.count(), s.enqueueSeconds());
         t.truncate("outbox");
 
-        String answer = bench.api().javaApiEnqueue(t.app(), s.clients(), s.enqueueSeconds(), s.enqueueWarmupSeconds());
-        Results.Throughput javaApi = new Results.Throughput("Java API (Outbox.publish, 1 row/tx)",
-                (long) Api.number(answer, "rows"), Api.number(answer, "seconds"));
-        if (javaApi.count() <= 0) {
-            throw new IllegalStateException("the Java API wrote no rows: " + answer);
+        Results.Throughput restWrk = null;
+        if (Wrk.installed()) {
+            restWrk = restWithWrk(bench);
+            Progress.say("  REST publish, wrk %d connections: %,.0f requests/s", s.wrkConnections(), restWrk.perSecond());
+            t.truncate("outbox");
+        } else {
+            Progress.say("  REST publish with wrk: skipped (%s missing)", Wrk.BINARY);
         }
+
+        Results.Throughput restBatch = restBatch(bench);
+        Progress.say("  REST batch publish: %,.0f rows/s (%,d batches of %d in %d s)", restBatch.perSecond(),
+                restBatch.count() / s.batchEvents(), s.batchEvents(), s.enqueueSeconds());
+        t.truncate("outbox");
+
+        Results.Throughput javaApi = javaApi(bench, "Java API (Outbox.publish, 1 row/tx)", 1);
         Progress.say("  Java API publish: %,.0f rows/s", javaApi.perSecond());
+        t.truncate("outbox");
+
+        Results.Throughput javaBatch = javaApi(bench, "Java API (Outbox.publishAll)", s.batchEvents());
+        Progress.say("  Java API publishAll: %,.0f rows/s", javaBatch.perSecond());
         t.truncate("outbox");
 
         Results.Throughput floor = floor(bench);
         Progress.say("  single-row INSERT floor: %,.0f transactions/s", floor.perSecond());
         t.truncate("outbox");
 
-        Progress.say("  REST / floor = %.2f (target >= 0.5)   Java API / floor = %.2f",
-                rest.perSecond() / floor.perSecond(), javaApi.perSecond() / floor.perSecond());
-        return new Results.Enqueue(s.clients(), rest, javaApi, floor);
+        Results.Enqueue e = new Results.Enqueue(s.clients(), rest, s.wrkConnections(), restWrk, s.batchEvents(), restBatch,
+                javaApi, javaBatch, floor);
+        Progress.say("  / floor: REST (JDK) %.2f, REST (wrk) %.2f (target >= 0.25), REST batch %.2f (target >= 3), "
+                + "Java API %.2f (target >= 0.6), publishAll %.2f", e.toFloor(rest), e.toFloor(restWrk), e.toFloor(restBatch),
+                e.toFloor(javaApi), e.toFloor(javaBatch));
+        return e;
+    }
+
+    private static Results.Throughput javaApi(Bench bench, String label, int batch) throws Exception {
+        Settings s = bench.settings();
+        String answer = bench.api().javaApiEnqueue(bench.tables().app(), s.clients(), s.enqueueSeconds(), s.enqueueWarmupSeconds(), batch);
+        Results.Throughput measured = new Results.Throughput(label, (long) Api.number(answer, "rows"), Api.number(answer, "seconds"));
+        if (measured.count() <= 0) {
+            throw new IllegalStateException(label + " wrote no rows: " + answer);
+        }
+        return measured;
     }
 
     /** One unit of work of a worker: a request or an insert; throws when it was refused. */
@@ -72,9 +104,9 @@ final class EnqueuePhase {
 
     /**
      * Runs {@code workers} workers through the warm-up and the measured window, and checks that the
-     * table holds exactly as many rows as steps succeeded. Returns the steps of the measured window.
+     * table holds exactly {@code rowsPerStep} rows per step that succeeded. Returns the rows of the measured window.
      */
-    private static Results.Throughput timed(Bench bench, String what, Worker worker) throws Exception {
+    private static Results.Throughput timed(Bench bench, String what, int rowsPerStep, Worker worker) throws Exception {
         Settings s = bench.settings();
         long start = System.nanoTime() + s.enqueueWarmupSeconds() * 1_000_000_000L;
         long end = start + s.enqueueSeconds() * 1_000_000_000L;
@@ -92,9 +124,9 @@ final class EnqueuePhase {
                         long now;
                         while ((now = System.nanoTime()) < end) {
                             step.run();
-                            all.incrementAndGet();
+                            all.addAndGet(rowsPerStep);
                             if (now >= start) {
-                                measured.incrementAndGet();
+                                measured.addAndGet(rowsPerStep);
                             }
                         }
                     } finally {
@@ -118,15 +150,18 @@ final class EnqueuePhase {
         return new Results.Throughput(what, measured.get(), s.enqueueSeconds());
     }
 
+    /** The body of one publish: an event of kind kv with a payload of about 200 bytes. */
+    private static String event(long seq) {
+        return "{\"sourceKind\":\"kv\",\"payload\":" + SignedPosts.payload(seq) + "}";
+    }
+
     private static Results.Throughput rest(Bench bench) throws Exception {
         String path = "/apps/" + bench.tables().app() + "/events";
-        return timed(bench, "REST publish", (client, toClose) -> {
+        return timed(bench, "REST publish", 1, (client, toClose) -> {
             HttpClient http = Api.newClient();
             long[] n = {0};
             return () -> {
-                HttpRequest request = Api.postJson(path,
-                        "{\"sourceKind\":\"kv\",\"payload\":{\"client\":" + client + ",\"n\":" + n[0]++ + "}}",
-                        Duration.ofSeconds(30));
+                HttpRequest request = Api.postJson(path, event(n[0]++), Duration.ofSeconds(30));
                 HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() != 202) {
                     throw new IllegalStateException("publish answered " + r.statusCode() + ": " + r.body());
@@ -135,9 +170,58 @@ final class EnqueuePhase {
         });
     }
 
+    /**
+     * The same publish sent by wrk (a C load generator, one thread) over keep-alive connections, so that the
+     * client costs next to nothing of the two cores. Every request carries the same body: there is no
+     * idempotency key, so each is one event.
+     */
+    private static Results.Throughput restWithWrk(Bench bench) throws Exception {
+        Settings s = bench.settings();
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Authorization", Api.AUTH);
+        headers.put("Content-Type", "application/json");
+        SignedPosts.Post post = new SignedPosts.Post(headers, event(0).getBytes(StandardCharsets.UTF_8));
+        String url = Api.BASE + "/apps/" + bench.tables().app() + "/events";
+        Results.Throughput warm = Wrk.run(s.target(), url, post, s.wrkConnections(), s.enqueueWarmupSeconds());
+        Results.Throughput measured = Wrk.run(s.target(), url, post, s.wrkConnections(), s.enqueueSeconds());
+        long sent = warm.count() + measured.count();
+        // requests wrk gave up on at its end may still commit: let them, before counting and emptying the table
+        long rows = bench.tables().count("outbox");
+        for (long before = -1; rows != before; ) {
+            Thread.sleep(500);
+            before = rows;
+            rows = bench.tables().count("outbox");
+        }
+        // wrk counts answers; a request still in flight when it stopped may have committed too
+        if (rows < sent || rows > sent + 2L * s.wrkConnections()) {
+            throw new IllegalStateException("REST publish (wrk): " + sent + " answered, but " + rows + " rows written");
+        }
+        return new Results.Throughput("REST publish (wrk, " + s.wrkConnections() + " connections)", measured.count(), measured.seconds());
+    }
+
+    private static Results.Throughput restBatch(Bench bench) throws Exception {
+        Settings s = bench.settings();
+        String path = "/apps/" + bench.tables().app() + "/events:batch";
+        return timed(bench, "REST batch publish", s.batchEvents(), (client, toClose) -> {
+            HttpClient http = Api.newClient();
+            long[] n = {0};
+            return () -> {
+                StringBuilder body = new StringBuilder("{\"events\":[");
+                for (int i = 0; i < s.batchEvents(); i++) {
+                    body.append(i == 0 ? "" : ",").append(event(n[0]++));
+                }
+                HttpRequest request = Api.postJson(path, body.append("]}").toString(), Duration.ofSeconds(60));
+                HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 202) {
+                    throw new IllegalStateException("batch publish answered " + r.statusCode() + ": " + r.body());
+                }
+            };
+        });
+    }
+
     private static Results.Throughput floor(Bench bench) throws Exception {
         OutboxTables t = bench.tables();
-        return timed(bench, "single-row INSERT", (connection, toClose) -> {
+        return timed(bench, "single-row INSERT", 1, (connection, toClose) -> {
             Connection con = bench.db().connect();
             toClose.add(con);
             PreparedStatement ps = con.prepareStatement(FLOOR_INSERT);
@@ -147,7 +231,7 @@ final class EnqueuePhase {
                 ps.setObject(1, id);
                 ps.setObject(2, t.app());
                 ps.setObject(3, t.trigger());
-                ps.setString(4, "{\"n\":1}");
+                ps.setString(4, SignedPosts.payload(1));
                 ps.setObject(5, id);
                 ps.executeUpdate();
             };

@@ -26,7 +26,15 @@ final class Results {
         }
     }
 
-    record Enqueue(int clients, Throughput rest, Throughput javaApi, Throughput floor) {
+    /**
+     * {@code rest}: the JDK client, one request per event; {@code restWrk}: wrk over {@code wrkConnections};
+     * {@code restBatch} and {@code javaBatch}: rows/s of batches of {@code batchEvents} events.
+     */
+    record Enqueue(int clients, Throughput rest, int wrkConnections, Throughput restWrk, int batchEvents, Throughput restBatch,
+            Throughput javaApi, Throughput javaBatch, Throughput floor) {
+        double toFloor(Throughput t) {
+            return t == null ? Double.NaN : t.perSecond() / floor.perSecond();
+        }
     }
 
     /** Latencies in milliseconds, commit → delivery start. */

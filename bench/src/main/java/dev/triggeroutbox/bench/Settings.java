@@ -17,6 +17,8 @@ import java.util.Set;
  * @param batchSize         the dispatcher's batch size, and the raw floor's and the claim timing's
  * @param pollMillis        the dispatcher's poll interval (and db-scheduler's)
  * @param clients           concurrent clients (HTTP, Java API threads, JDBC connections) when enqueueing
+ * @param wrkConnections    wrk's connections for the REST publish measured with it
+ * @param batchEvents       events per batch of the batch publish (REST {@code events:batch}, {@code Outbox.publishAll})
  * @param loads             offered loads of the latency part, events/s
  * @param latencyProducers  producer threads that offer a load
  * @param backlogLarge      due rows of the second claim timing (the first has {@code backlogSmall})
@@ -38,6 +40,8 @@ record Settings(
         int batchSize,
         int pollMillis,
         int clients,
+        int wrkConnections,
+        int batchEvents,
         int enqueueSeconds,
         int enqueueWarmupSeconds,
         List<Integer> loads,
@@ -82,8 +86,10 @@ record Settings(
                 integer("bench.batch-size", 500),
                 integer("bench.poll-ms", 100),
                 integer("bench.clients", 8),
+                integer("bench.wrk-connections", 16),
+                integer("bench.batch-events", 1000),
                 integer("bench.enqueue-seconds", quick ? 3 : 10),
-                integer("bench.enqueue-warmup-seconds", quick ? 1 : 3),
+                integer("bench.enqueue-warmup-seconds", quick ? 1 : 10),
                 Arrays.stream(System.getProperty("bench.loads", "100,500,2000").split("\\s*,\\s*"))
                         .map(Integer::valueOf).toList(),
                 integer("bench.load-seconds", quick ? 5 : 30),

@@ -9,7 +9,6 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
-import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -44,9 +43,9 @@ public class EventsResource {
     @Context
     UriInfo uri;
 
+    /** Not @Transactional: without a key the write is one statement, atomic by itself; with one, the key's transaction. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Transactional(rollbackOn = Exception.class)
     public Response publish(@PathParam("appId") String appId, @HeaderParam("Idempotency-Key") String key, JsonValue body) {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
         Callers.requireApp(caller, app);
@@ -55,9 +54,8 @@ public class EventsResource {
         b.validate();
         String payloadText = event.payloadText(limits);
 
-        return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), body.toString(), () -> {
-            return Payloads.published(Payloads.write(() -> outbox.publish(app, event.kind(), payloadText,
-                    Callers.name(caller), event.root(), event.triggerDepth(), event.deliverAt())));
-        }).toResponse();
+        return Payloads.once(idempotency, caller, uri, key, body, () ->
+                Payloads.published(Payloads.write(() -> outbox.publish(app, event.kind(), payloadText,
+                        Callers.name(caller), event.root(), event.triggerDepth(), event.deliverAt())))).toResponse();
     }
 }

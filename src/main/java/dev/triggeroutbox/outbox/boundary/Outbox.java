@@ -1,11 +1,13 @@
 package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.api.OutboxDelivery;
+import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
+import dev.triggeroutbox.outbox.entity.NewEvent;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
@@ -15,12 +17,17 @@ import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The Java API of the outbox for code in this deployment: inject it and call it inside your own
  * transaction. Rows are written on your transaction, so they exist if and only if it commits; the
- * commit wakes the dispatcher. Without a transaction, each call runs in one of its own.
+ * commit wakes the dispatcher. Without a transaction each call is still all or nothing: the calls that
+ * write with one statement ({@code enqueue}, {@code publish}, {@code publishAll}, {@code invokeAsync})
+ * let that statement commit by itself (no JTA transaction to begin and commit, the cheapest write there
+ * is), {@link #enqueueAll} runs in a transaction of its own.
  */
 @ApplicationScoped
 @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
@@ -30,12 +37,16 @@ public class Outbox {
     OutboxWriter writer;
 
     @Inject
+    BatchWriter batches;
+
+    @Inject
     CommitWakeup wakeup;
 
     @Inject
     OutboxLimits limits;
 
     /** Enqueues one row. */
+    @Transactional(Transactional.TxType.SUPPORTS)
     public OutboxId enqueue(NewOutboxRow row) throws SQLException {
         OutboxId id = writer.insert(row);
         wakeup.written(row.sourceKind(), 1);
@@ -48,6 +59,7 @@ public class Outbox {
      * execution). It gets one attempt unless {@code maxAttempts} asks for more. Refused with
      * {@link IllegalStateException} past {@code outbox.max-trigger-depth}: a cycle ends there.
      */
+    @Transactional(Transactional.TxType.SUPPORTS)
     public OutboxId invokeAsync(OutboxDelivery parent, TriggerId target, String args, Integer maxAttempts) throws SQLException {
         int depth = deeper(parent);
         return enqueue(NewOutboxRow.to(new AppId(parent.appId()), SourceKind.INVOKE, target, args)
@@ -62,6 +74,7 @@ public class Outbox {
      * String, String, ExecutionId, int, OffsetDateTime)} for the delivery's app, one level deeper in
      * the same cascade, with the delivery as the rows' parent. Refused past {@code outbox.max-trigger-depth}.
      */
+    @Transactional(Transactional.TxType.SUPPORTS)
     public List<OutboxWriter.FannedOut> publish(OutboxDelivery parent, SourceKind kind, String payload) throws SQLException {
         int depth = deeper(parent);
         List<OutboxWriter.FannedOut> rows = writer.fanOut(new AppId(parent.appId()), kind, payload,
@@ -87,11 +100,45 @@ public class Outbox {
      * Publishes an event: one row per enabled trigger of {@code (app, kind)}. The rows share one root
      * execution id (the given one, or a new one).
      */
+    @Transactional(Transactional.TxType.SUPPORTS)
     public List<OutboxWriter.FannedOut> publish(AppId app, SourceKind kind, String payload, String originPrincipal,
             ExecutionId root, int depth, OffsetDateTime deliverAt) throws SQLException {
         List<OutboxWriter.FannedOut> rows = writer.fanOut(app, kind, payload, originPrincipal,
                 root == null ? ExecutionId.random() : root, depth, deliverAt, null);
         wakeup.written(kind, rows.size());
         return rows;
+    }
+
+    /**
+     * Publishes many events in one statement: each fans out like {@link #publish(AppId, SourceKind, String,
+     * String, ExecutionId, int, OffsetDateTime)}. In your transaction all of them or none are written.
+     * Answers the rows in event order, each with its event's position in {@code events}. Refused with
+     * {@link IllegalArgumentException} when empty or longer than {@code outbox.max-batch-events}.
+     */
+    @Transactional(Transactional.TxType.SUPPORTS)
+    public List<BatchWriter.Written> publishAll(AppId app, List<NewEvent> events, String originPrincipal) throws SQLException {
+        limits.checkBatchSize(events.size());
+        List<BatchWriter.Written> rows = batches.fanOut(app, events, originPrincipal);
+        Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
+        for (BatchWriter.Written row : rows) {
+            kinds.merge(events.get(row.event()).kind(), 1, Integer::sum);
+        }
+        kinds.forEach(wakeup::written);
+        return rows;
+    }
+
+    /**
+     * Enqueues many rows in one statement; answers their ids in the order of {@code rows}. A row that
+     * names a trigger of another app fails the call with {@link dev.triggeroutbox.outbox.control.UnknownTriggersException}
+     * (naming every such row) and marks the transaction for rollback: none of the rows is written.
+     * Refused with {@link IllegalArgumentException} when empty or longer than {@code outbox.max-batch-events}.
+     */
+    public List<OutboxId> enqueueAll(List<NewOutboxRow> rows) throws SQLException {
+        limits.checkBatchSize(rows.size());
+        List<OutboxId> ids = batches.insert(rows);
+        Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
+        rows.forEach(r -> kinds.merge(r.sourceKind(), 1, Integer::sum));
+        kinds.forEach(wakeup::written);
+        return ids;
     }
 }

@@ -7,8 +7,6 @@ import dev.triggeroutbox.outbox.control.UnknownTriggerException;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.outbox.entity.ScriptId;
-import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
@@ -18,7 +16,6 @@ import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
-import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -32,9 +29,6 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 import java.sql.SQLException;
-import java.util.Set;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /** {@code /outbox}: enqueue one row, and ask where a row stands. */
 @Path("outbox")
@@ -42,9 +36,6 @@ import java.util.stream.Stream;
 @RolesAllowed({Callers.PRODUCER, Callers.ADMIN})
 @Produces(MediaType.APPLICATION_JSON)
 public class OutboxResource {
-
-    private static final Set<String> FIELDS = Stream.concat(Stream.of("appId", "triggerId", "scriptId", "replyTo"),
-            Payloads.Event.FIELDS.stream()).collect(Collectors.toUnmodifiableSet());
 
     @Inject
     Outbox outbox;
@@ -64,28 +55,23 @@ public class OutboxResource {
     @Context
     UriInfo uri;
 
+    /** Not @Transactional: without a key the write is one statement, atomic by itself; with one, the key's transaction. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Transactional(rollbackOn = Exception.class)
     public Response enqueue(@HeaderParam("Idempotency-Key") String key, JsonValue body) {
-        JsonBody b = JsonBody.of(body, FIELDS);
-        AppId app = b.parsed("appId", true, AppId::parse, "must be a UUID");
-        TriggerId trigger = b.parsed("triggerId", false, TriggerId::parse, "must be a UUID");
-        ScriptId script = b.parsed("scriptId", false, ScriptId::parse, "must be a UUID");
-        OutboxId replyTo = b.parsed("replyTo", false, OutboxId::parse, "must be a UUID");
-        Payloads.Event event = Payloads.Event.read(b);
+        JsonBody b = JsonBody.of(body, Payloads.Row.FIELDS);
+        Payloads.Row read = Payloads.Row.read(b);
         b.validate();
-        Callers.requireApp(caller, app);
-        String payloadText = event.payloadText(limits);
+        Callers.requireApp(caller, read.app());
+        String payloadText = read.event().payloadText(limits);
 
-        return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), body.toString(), () -> {
-            NewOutboxRow row = new NewOutboxRow(app, event.kind(), trigger, script, replyTo, payloadText,
-                    Callers.name(caller), event.triggerDepth(), event.root(), null, event.deliverAt(), null);
+        return Payloads.once(idempotency, caller, uri, key, body, () -> {
+            NewOutboxRow row = read.toNew(payloadText, Callers.name(caller));
             OutboxId id;
             try {
                 id = Payloads.write(() -> outbox.enqueue(row));
             } catch (UnknownTriggerException e) {
-                throw ApiException.notFound("trigger " + trigger);
+                throw ApiException.notFound("trigger " + read.trigger());
             }
             JsonObject json = Jsons.object().add("id", id.toString()).build();
             return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(id.toString()).build().toString(),

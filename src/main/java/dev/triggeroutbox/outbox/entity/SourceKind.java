@@ -40,6 +40,9 @@ public enum SourceKind {
 
     /** The wire names, for error messages. */
     public static String wireNames() {
-        return Arrays.stream(values()).map(SourceKind::wire).collect(Collectors.joining(", "));
+        return WIRE_NAMES;
     }
+
+    // built once: every source kind a request names is checked with this text at hand
+    private static final String WIRE_NAMES = Arrays.stream(values()).map(SourceKind::wire).collect(Collectors.joining(", "));
 }

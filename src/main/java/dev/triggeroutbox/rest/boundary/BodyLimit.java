@@ -15,7 +15,8 @@ import java.io.InputStream;
 
 /**
  * Refuses oversize bodies with 413 before reading them: at once when Content-Length says so,
- * otherwise (chunked) as soon as the limit is crossed while reading.
+ * otherwise (chunked) as soon as the limit is crossed while reading. Batch calls ({@code …:batch}) have a
+ * limit of their own, mail another.
  */
 @Provider
 @PreMatching
@@ -29,9 +30,13 @@ public class BodyLimit implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        boolean mail = email.isEmailPath(request.getUriInfo().getPath());
-        int limit = mail ? email.maxBytes() : limits.maxBodyBytes();
-        ApiException tooLarge = mail ? email.tooLarge() : ApiException.tooLarge(limit);
+        String path = request.getUriInfo().getPath();
+        boolean mail = email.isEmailPath(path);
+        boolean batch = path.endsWith(":batch");
+        int limit = mail ? email.maxBytes() : batch ? limits.maxBatchBytes() : limits.maxBodyBytes();
+        ApiException tooLarge = mail ? email.tooLarge() : batch ? new ApiException(413, "payload-too-large", "Payload too large",
+                "the request body exceeds the limit of " + limit + " bytes for a batch (outbox.max-batch-bytes)")
+                : ApiException.tooLarge(limit);
         if (request.getLength() > limit) {
             request.abortWith(Problems.response(tooLarge, request.getUriInfo().getRequestUri().getRawPath()));
             return;

@@ -55,10 +55,10 @@ public class IdempotencyKeys implements HousekeepingJob {
 
     /**
      * Runs {@code work} once per (caller, key): the first call runs it and stores its answer, later
-     * calls get the stored answer. Without a key, just runs it. Must run inside the transaction that
-     * writes the request's rows.
+     * calls get the stored answer. Without a key, just runs it. Runs inside the transaction that
+     * writes the request's rows: the caller's, or one of its own (a failure of {@code work} rolls it back).
      */
-    @Transactional(value = Transactional.TxType.MANDATORY)
+    @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
     public Answer once(String principal, String key, String method, String path, String body, Supplier<Answer> work) {
         if (key == null) {
             return work.get();

@@ -8,6 +8,7 @@ import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
 import jakarta.json.spi.JsonProvider;
 import jakarta.json.stream.JsonParser;
+import java.io.InputStream;
 import java.io.StringReader;
 
 /**
@@ -47,5 +48,10 @@ public final class Jsons {
 
     public static JsonReader reader(String text) {
         return PROVIDER.createReader(new StringReader(text));
+    }
+
+    /** A reader of a byte stream (UTF-8, or what its first bytes say). */
+    public static JsonReader reader(InputStream bytes) {
+        return PROVIDER.createReader(bytes);
     }
 }

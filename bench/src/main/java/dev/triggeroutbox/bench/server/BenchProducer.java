@@ -2,6 +2,7 @@ package dev.triggeroutbox.bench.server;
 
 import dev.triggeroutbox.outbox.boundary.Outbox;
 import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.NewEvent;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,6 +12,7 @@ import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import java.sql.SQLException;
+import java.util.List;
 
 /**
  * A producer as application code writes one: its own JTA transaction, the outbox's Java API inside it.
@@ -45,5 +47,11 @@ public class BenchProducer {
             });
         }
         return outbox.publish(app, SourceKind.KV, payload, "bench", null, 0, null).size();
+    }
+
+    /** Publishes the events with one {@code publishAll} in a transaction of its own; returns the rows written. */
+    @Transactional(value = Transactional.TxType.REQUIRES_NEW, rollbackOn = Exception.class)
+    public int publishAll(AppId app, List<NewEvent> events) throws SQLException {
+        return outbox.publishAll(app, events, "bench").size();
     }
 }

@@ -1,6 +1,8 @@
 package dev.triggeroutbox.bench.server;
 
 import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.NewEvent;
+import dev.triggeroutbox.outbox.entity.SourceKind;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
@@ -15,6 +17,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -113,14 +116,18 @@ public class BenchResource {
 
     /**
      * Rows/s through the Java API: {@code threads} producers, each publishing one event per transaction
-     * as fast as it can, counted for {@code seconds} after {@code warmup} seconds.
+     * (or {@code batch} events with one {@code publishAll} per transaction) as fast as it can, counted for
+     * {@code seconds} after {@code warmup} seconds. Payloads of about 200 bytes.
      */
     @POST
     @Path("enqueue")
     public Response enqueue(@QueryParam("app") String app, @QueryParam("threads") int threadCount,
-            @QueryParam("seconds") int seconds, @QueryParam("warmup") @DefaultValue("1") int warmup)
+            @QueryParam("seconds") int seconds, @QueryParam("warmup") @DefaultValue("1") int warmup,
+            @QueryParam("batch") @DefaultValue("1") int batch)
             throws InterruptedException {
         AppId appId = AppId.parse(app);
+        String payload = "{\"seq\": 1, \"pad\": \"" + "x".repeat(180) + "\"}";
+        List<NewEvent> events = Collections.nCopies(batch, NewEvent.of(SourceKind.KV, payload));
         AtomicLong rows = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         long start = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmup);
@@ -131,7 +138,7 @@ public class BenchResource {
                 try {
                     long now;
                     while ((now = System.nanoTime()) < end && failure.get() == null) {
-                        int written = producer.publish(appId, "{\"n\":1}", null);
+                        int written = batch > 1 ? producer.publishAll(appId, events) : producer.publish(appId, payload, null);
                         if (now >= start) {
                             rows.addAndGet(written);
                         }
