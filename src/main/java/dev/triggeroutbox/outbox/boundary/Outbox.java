@@ -21,6 +21,12 @@ import java.util.List;
  * The Java API of the outbox for code in this deployment: inject it and call it inside your own
  * transaction. Rows are written on your transaction, so they exist if and only if it commits; the
  * commit wakes the dispatcher. Without a transaction, each call runs in one of its own.
+ *
+ * <p>Every call is held to {@link OutboxLimits}, whoever makes it (REST, this Java API, the remote
+ * EJB view, the pubsub and email sources): the payload must be JSON text {@code jsonb} can store,
+ * within {@code outbox.max-payload-bytes} as stored, {@code deliverAt} within 10 years of now, the
+ * depth within {@code outbox.max-trigger-depth}. A refusal is an {@link dev.triggeroutbox.rest.control.ApiException}
+ * saying which value and why, and nothing is written.
  */
 @ApplicationScoped
 @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
@@ -37,6 +43,7 @@ public class Outbox {
 
     /** Enqueues one row. */
     public OutboxId enqueue(NewOutboxRow row) throws SQLException {
+        limits.check(row);
         OutboxId id = writer.insert(row);
         wakeup.written(row.sourceKind(), 1);
         return id;
@@ -64,6 +71,7 @@ public class Outbox {
      */
     public List<OutboxWriter.FannedOut> publish(OutboxDelivery parent, SourceKind kind, String payload) throws SQLException {
         int depth = deeper(parent);
+        limits.check(payload, depth, null);
         List<OutboxWriter.FannedOut> rows = writer.fanOut(new AppId(parent.appId()), kind, payload,
                 parent.originPrincipal(), rootOf(parent), depth, null, new OutboxId(parent.id()));
         wakeup.written(kind, rows.size());
@@ -89,6 +97,7 @@ public class Outbox {
      */
     public List<OutboxWriter.FannedOut> publish(AppId app, SourceKind kind, String payload, String originPrincipal,
             ExecutionId root, int depth, OffsetDateTime deliverAt) throws SQLException {
+        limits.check(payload, depth, deliverAt);
         List<OutboxWriter.FannedOut> rows = writer.fanOut(app, kind, payload, originPrincipal,
                 root == null ? ExecutionId.random() : root, depth, deliverAt, null);
         wakeup.written(kind, rows.size());
