@@ -2,6 +2,7 @@ package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
+import dev.triggeroutbox.outbox.control.ReplySlots;
 import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.control.UnknownTriggerException;
 import dev.triggeroutbox.outbox.entity.AppId;
@@ -53,6 +54,9 @@ public class OutboxResource {
     RowStatus status;
 
     @Inject
+    ReplySlots replySlots;
+
+    @Inject
     OutboxLimits limits;
 
     @Inject
@@ -83,6 +87,12 @@ public class OutboxResource {
                     Callers.name(caller), event.triggerDepth(), event.root(), null, event.deliverAt(), null);
             OutboxId id;
             try {
+                if (replyTo != null) {
+                    Payloads.write(() -> {
+                        replySlots.take(replyTo);
+                        return replyTo;
+                    });
+                }
                 id = Payloads.write(() -> outbox.enqueue(row));
             } catch (UnknownTriggerException e) {
                 throw ApiException.notFound("trigger " + trigger);

@@ -1,0 +1,116 @@
+package dev.triggeroutbox.rest;
+
+import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static dev.triggeroutbox.support.ItUsers.APP_A;
+import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.it.Eventually;
+import java.net.URL;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * What a hostile or unlucky client finds beyond bad values (those are {@link InputIT}'s): ids that
+ * are the server's, secrets in stored answers, addresses taken from the request, requests a foreign
+ * page makes a signed-in browser send, races between calls. Black-box, against the deployed WAR.
+ */
+@ExtendWith(ArquillianExtension.class)
+class HardeningIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.outboxWithTestHandlers();
+    }
+
+    @ArquillianResource
+    URL base;
+
+    /** The test's client, and the other clients it opens for concurrent calls; all closed after each test. */
+    private final List<Api> clients = new ArrayList<>();
+    private Api api;
+
+    @BeforeEach
+    void client() {
+        api = client(clients);
+    }
+
+    private Api client(List<Api> opened) {
+        Api client = new Api(base);
+        synchronized (opened) {
+            opened.add(client);
+        }
+        return client;
+    }
+
+    @AfterEach
+    void closeClients() {
+        clients.forEach(Api::close);
+        clients.clear();
+    }
+
+    private String trigger(String kind, String target) {
+        Api.Reply r = api.post(ADMIN, "apps/" + APP_A + "/triggers", "{\"sourceKind\":\"" + kind + "\",\"target\":" + target + "}");
+        assertEquals(201, r.status(), r.toString());
+        return r.object().getString("id");
+    }
+
+    private String enqueue(String trigger, UUID replyTo) {
+        return "{\"appId\":\"" + APP_A + "\",\"sourceKind\":\"kv\",\"triggerId\":\"" + trigger + "\",\"replyTo\":\"" + replyTo
+                + "\",\"payload\":{}}";
+    }
+
+    @Test
+    void aReplyIdBelongsToOneRowOnly() throws Exception {
+        String trigger = trigger("kv", "{\"type\":\"handler\",\"name\":\"recorder\"}");
+        UUID reply = UUID.randomUUID();
+        assertEquals(201, api.post(PRODUCER_A, "outbox", enqueue(trigger, reply)).status());
+        Api.Reply again = api.post(PRODUCER_A, "outbox", enqueue(trigger, reply));
+        assertEquals(409, again.status(), again.toString());
+        assertTrue(again.isProblem() && again.object().getString("type").endsWith("reply-taken"), again.toString());
+        // once delivered, the row is gone but its answer stays under the id: still taken
+        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM replies WHERE id = ?", reply) == 1, () -> "no answer yet");
+        assertEquals(409, api.post(PRODUCER_A, "outbox", enqueue(trigger, reply)).status());
+
+        UUID contested = UUID.randomUUID();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Integer>> answers = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                Callable<Integer> post = () -> client(clients).post(PRODUCER_A, "outbox", enqueue(trigger, contested)).status();
+                answers.add(pool.submit(post));
+            }
+            List<Integer> statuses = new ArrayList<>();
+            for (Future<Integer> f : answers) {
+                statuses.add(f.get());
+            }
+            assertEquals(1, statuses.stream().filter(s -> s == 201).count(), statuses.toString());
+            assertEquals(7, statuses.stream().filter(s -> s == 409).count(), statuses.toString());
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(1, ItDatabase.count("""
+                SELECT (SELECT count(*) FROM outbox WHERE reply_to = ?) + (SELECT count(*) FROM delivery_history h
+                        JOIN replies r ON r.outbox_id = h.outbox_id WHERE r.id = ?)""", contested, contested));
+    }
+}
