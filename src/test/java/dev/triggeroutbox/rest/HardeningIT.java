@@ -113,4 +113,21 @@ class HardeningIT {
                 SELECT (SELECT count(*) FROM outbox WHERE reply_to = ?) + (SELECT count(*) FROM delivery_history h
                         JOIN replies r ON r.outbox_id = h.outbox_id WHERE r.id = ?)""", contested, contested));
     }
+
+    @Test
+    void aRepeatedTriggerCreationDoesNotAnswerOrStoreTheSecretAgain() {
+        String key = "secret-" + UUID.randomUUID();
+        String body = "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"http://127.0.0.1:9/hook\"},\"enabled\":false}";
+        Api.Reply first = api.call(ADMIN, "POST", "apps/" + APP_A + "/triggers", body, Map.of("Idempotency-Key", key));
+        assertEquals(201, first.status(), first.toString());
+        String secret = first.object().getString("secret");
+        assertTrue(secret.startsWith("whsec_"), first.toString());
+        Api.Reply repeat = api.call(ADMIN, "POST", "apps/" + APP_A + "/triggers", body, Map.of("Idempotency-Key", key));
+        assertEquals(201, repeat.status(), repeat.toString());
+        assertEquals(first.object().getString("id"), repeat.object().getString("id"), "the same trigger");
+        assertFalse(repeat.object().containsKey("secret"), repeat.toString());
+        assertFalse(repeat.body().contains(secret.substring(6)), repeat.toString());
+        assertEquals(0, ItDatabase.count("SELECT count(*) FROM idempotency_keys WHERE key = ? AND body LIKE ?", key,
+                "%" + secret.substring(6) + "%"), "the secret is in the stored answer");
+    }
 }

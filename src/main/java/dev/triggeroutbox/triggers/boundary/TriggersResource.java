@@ -100,7 +100,22 @@ public class TriggersResource {
             JsonObject json = json(t, true);
             return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(t.id().toString()).build().toString(),
                     json.toString());
-        }).toResponse();
+        }, TriggersResource::withoutSecret).toResponse();
+    }
+
+    /** The answer a repeat with the same Idempotency-Key gets: the secret is shown once, to the first. */
+    private static IdempotencyKeys.Answer withoutSecret(IdempotencyKeys.Answer first) {
+        JsonObject json = Jsons.reader(first.body()).readObject();
+        if (!json.containsKey("secret")) {
+            return first;
+        }
+        JsonObjectBuilder repeat = Jsons.object();
+        json.forEach((name, value) -> {
+            if (!name.equals("secret")) {
+                repeat.add(name, value);
+            }
+        });
+        return new IdempotencyKeys.Answer(first.status(), first.location(), repeat.build().toString());
     }
 
     @GET
