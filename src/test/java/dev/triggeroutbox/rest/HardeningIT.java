@@ -9,7 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.support.ItUsers;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,5 +134,43 @@ class HardeningIT {
         assertFalse(repeat.body().contains(secret.substring(6)), repeat.toString());
         assertEquals(0, ItDatabase.count("SELECT count(*) FROM idempotency_keys WHERE key = ? AND body LIKE ?", key,
                 "%" + secret.substring(6) + "%"), "the secret is in the stored answer");
+    }
+
+    @Test
+    void locationsComeFromTheServerNotFromTheHostHeaderAndProducersSeeNoNodeNames() throws Exception {
+        String trigger = trigger("kv", "{\"type\":\"handler\",\"name\":\"recorder\"}");
+        String body = "{\"appId\":\"" + APP_A + "\",\"sourceKind\":\"kv\",\"triggerId\":\"" + trigger + "\",\"payload\":{}}";
+        String head = rawPost("outbox", "evil.example:666", body);
+        assertTrue(head.startsWith("HTTP/1.1 201"), head);
+        String location = head.lines().filter(l -> l.regionMatches(true, 0, "Location:", 0, 9)).findFirst().orElseThrow()
+                .substring(9).strip();
+        assertTrue(location.startsWith("/outbox/api/v1/outbox/"), location);
+        assertFalse(head.contains("evil.example"), head);
+
+        String id = location.substring(location.lastIndexOf('/') + 1);
+        Eventually.until(WAIT, () -> api.get(PRODUCER_A, "outbox/" + id).body().contains("\"delivered\""),
+                () -> api.get(PRODUCER_A, "outbox/" + id).toString());
+        Api.Reply seen = api.get(PRODUCER_A, "outbox/" + id);
+        assertFalse(seen.object().containsKey("node"), seen.toString());
+        assertFalse(seen.body().contains("it-node-1"), seen.toString());
+        Api.Reply admin = api.get(ADMIN, "admin/rows/" + id);
+        assertEquals("it-node-1", admin.object().getJsonObject("row").getString("node"), "the operator still sees it");
+    }
+
+    /** A POST written by hand, so the test chooses the Host header; returns the status line and headers. */
+    private String rawPost(String path, String host, String body) throws java.io.IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        String credentials = Base64.getEncoder().encodeToString((PRODUCER_A + ":" + ItUsers.PASSWORD).getBytes(StandardCharsets.UTF_8));
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST " + base.getPath() + "api/v1/" + path + " HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Basic "
+                    + credentials + "\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(bytes);
+            out.flush();
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n")));
+        }
     }
 }

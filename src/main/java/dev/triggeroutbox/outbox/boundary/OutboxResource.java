@@ -1,5 +1,6 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.ReplySlots;
@@ -98,7 +99,7 @@ public class OutboxResource {
                 throw ApiException.notFound("trigger " + trigger);
             }
             JsonObject json = Jsons.object().add("id", id.toString()).build();
-            return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(id.toString()).build().toString(),
+            return new IdempotencyKeys.Answer(201, Locations.of(uri, "outbox", id.toString()),
                     json.toString());
         }).toResponse();
     }
@@ -111,7 +112,7 @@ public class OutboxResource {
         if (!Callers.mayReach(caller, new AppId(found.appId()))) {
             throw ApiException.notFound("outbox row " + id);
         }
-        return found.json();
+        return found.forProducer();
     }
 
 }

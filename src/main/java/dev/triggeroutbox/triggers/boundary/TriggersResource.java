@@ -1,5 +1,6 @@
 package dev.triggeroutbox.triggers.boundary;
 
+import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
@@ -98,7 +99,7 @@ public class TriggersResource {
             Trigger t = triggers.create(app, d.kind(), d.type(), d.target(), secret, d.script(), d.maxAttempts(), d.enabled());
             triggers.schedule(t, d.schedule(), false);
             JsonObject json = json(t, true);
-            return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(t.id().toString()).build().toString(),
+            return new IdempotencyKeys.Answer(201, Locations.of(uri, "apps", app.toString(), "triggers", t.id().toString()),
                     json.toString());
         }, TriggersResource::withoutSecret).toResponse();
     }
