@@ -173,4 +173,25 @@ class HardeningIT {
             return answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n")));
         }
     }
+
+    @Test
+    void aReplayedInvokeAnswersAnewInsteadOfWithItsOldDeadAnswer() {
+        Api.Reply created = api.post(ADMIN, "apps/" + APP_A + "/triggers",
+                "{\"sourceKind\":\"http\",\"target\":{\"type\":\"handler\",\"name\":\"failing\"},\"maxAttempts\":1}");
+        assertEquals(201, created.status(), created.toString());
+        String trigger = created.object().getString("id");
+        Api.Reply invoked = api.post(PRODUCER_A, "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=0", "{\"payload\":{}}");
+        assertEquals(202, invoked.status(), invoked.toString());
+        String row = invoked.object().getString("id");
+        String reply = "replies/" + invoked.object().getString("replyId");
+        Eventually.until(WAIT, () -> api.get(PRODUCER_A, reply).status() == 502, () -> api.get(PRODUCER_A, reply).toString());
+
+        Api.Reply fixed = api.call(ADMIN, "PUT", "apps/" + APP_A + "/triggers/" + trigger,
+                "{\"sourceKind\":\"http\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"},\"maxAttempts\":1}", Map.of());
+        assertEquals(200, fixed.status(), fixed.toString());
+        Api.Reply replayed = api.post(ADMIN, "admin/dead-letters/" + row + "/replay", null);
+        assertEquals(201, replayed.status(), replayed.toString());
+        Eventually.until(WAIT, () -> api.get(PRODUCER_A, reply).status() == 200, () -> api.get(PRODUCER_A, reply).toString());
+        assertEquals("ok", api.get(PRODUCER_A, reply).json() instanceof jakarta.json.JsonString s ? s.getString() : api.get(PRODUCER_A, reply).body());
+    }
 }

@@ -2,8 +2,10 @@ package dev.triggeroutbox.replies.control;
 
 import dev.triggeroutbox.outbox.boundary.Outbox;
 import dev.triggeroutbox.outbox.boundary.Payloads;
+import dev.triggeroutbox.outbox.control.UnknownTriggerException;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -38,7 +40,13 @@ public class InvokeRequests {
     public Started start(String principal, String key, String path, String body, NewOutboxRow row, String replies) {
         IdempotencyKeys.Answer answer = idempotency.once(principal, key, "POST", path, body, () -> {
             OutboxId replyTo = OutboxId.random();
-            OutboxId id = Payloads.write(() -> outbox.enqueue(row.withReplyTo(replyTo)));
+            OutboxId id;
+            try {
+                id = Payloads.write(() -> outbox.enqueue(row.withReplyTo(replyTo)));
+            } catch (UnknownTriggerException e) {
+                // deleted since the caller looked it up
+                throw ApiException.notFound("trigger " + row.triggerId());
+            }
             JsonObject pending = Jsons.object().add("id", id.toString()).add("replyId", replyTo.toString())
                     .add("status", "pending").build();
             return new IdempotencyKeys.Answer(202, replies + "/" + replyTo, pending.toString());
