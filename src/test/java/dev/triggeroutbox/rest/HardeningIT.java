@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -140,7 +141,8 @@ class HardeningIT {
     void locationsComeFromTheServerNotFromTheHostHeaderAndProducersSeeNoNodeNames() throws Exception {
         String trigger = trigger("kv", "{\"type\":\"handler\",\"name\":\"recorder\"}");
         String body = "{\"appId\":\"" + APP_A + "\",\"sourceKind\":\"kv\",\"triggerId\":\"" + trigger + "\",\"payload\":{}}";
-        String head = rawPost("outbox", "evil.example:666", body);
+        String answer = raw("POST", "outbox", Map.of("Host", "evil.example:666", "Content-Type", "application/json"), body);
+        String head = answer.substring(0, answer.indexOf("\r\n\r\n"));
         assertTrue(head.startsWith("HTTP/1.1 201"), head);
         String location = head.lines().filter(l -> l.regionMatches(true, 0, "Location:", 0, 9)).findFirst().orElseThrow()
                 .substring(9).strip();
@@ -157,20 +159,28 @@ class HardeningIT {
         assertEquals("it-node-1", admin.object().getJsonObject("row").getString("node"), "the operator still sees it");
     }
 
-    /** A POST written by hand, so the test chooses the Host header; returns the status line and headers. */
-    private String rawPost(String path, String host, String body) throws java.io.IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        String credentials = Base64.getEncoder().encodeToString((PRODUCER_A + ":" + ItUsers.PASSWORD).getBytes(StandardCharsets.UTF_8));
+    /**
+     * A request written by hand, so the test chooses every header (also {@code Host}); returns the
+     * whole answer, status line first.
+     */
+    private String raw(String method, String path, Map<String, String> headers, String body) throws java.io.IOException {
+        byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        String credentials = Base64.getEncoder().encodeToString((ADMIN + ":" + ItUsers.PASSWORD).getBytes(StandardCharsets.UTF_8));
+        Map<String, String> all = new LinkedHashMap<>();
+        all.put("Host", base.getHost() + ":" + base.getPort());
+        all.put("Authorization", "Basic " + credentials);
+        all.putAll(headers);
+        all.put("Content-Length", Integer.toString(bytes.length));
+        all.put("Connection", "close");
+        StringBuilder head = new StringBuilder(method + " " + base.getPath() + "api/v1/" + path + " HTTP/1.1\r\n");
+        all.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
         try (Socket socket = new Socket(base.getHost(), base.getPort())) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
-            out.write(("POST " + base.getPath() + "api/v1/" + path + " HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Basic "
-                    + credentials + "\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length
-                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
             out.write(bytes);
             out.flush();
-            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            return answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n")));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 
@@ -193,5 +203,41 @@ class HardeningIT {
         assertEquals(201, replayed.status(), replayed.toString());
         Eventually.until(WAIT, () -> api.get(PRODUCER_A, reply).status() == 200, () -> api.get(PRODUCER_A, reply).toString());
         assertEquals("ok", api.get(PRODUCER_A, reply).json() instanceof jakarta.json.JsonString s ? s.getString() : api.get(PRODUCER_A, reply).body());
+    }
+
+    @Test
+    void aForeignPageCannotMakeASignedInBrowserChangeAnything() throws Exception {
+        try {
+            refusedAndAllowed();
+        } finally {
+            api.post(ADMIN, "admin/dispatcher/resume", null);
+        }
+    }
+
+    private void refusedAndAllowed() throws Exception {
+        String refused = "HTTP/1.1 403";
+        for (Map<String, String> headers : List.of(
+                Map.<String, String>of(),                                                       // a form with no fields
+                Map.of("Content-Type", "text/plain"),                                           // a form's text/plain
+                Map.of("Content-Type", "application/x-www-form-urlencoded"),
+                Map.of("X-Requested-By", "x", "Origin", "http://evil.example"),                  // a script elsewhere
+                Map.of("X-Requested-By", "x", "Origin", "null"))) {
+            String answer = raw("POST", "admin/dispatcher/pause", headers, headers.containsKey("Content-Type") ? "a=b" : null);
+            assertTrue(answer.startsWith(refused), headers + " -> " + answer);
+            assertTrue(answer.contains("application/problem+json") && answer.contains("cross-site-request"), answer);
+            assertFalse(api.get(ADMIN, "admin/stats").object().getBoolean("paused"), headers + " paused the dispatcher");
+        }
+        String replay = raw("POST", "admin/dead-letters/" + UUID.randomUUID() + "/replay", Map.of(), null);
+        assertTrue(replay.startsWith(refused), replay);
+        String discard = raw("DELETE", "admin/dead-letters/" + UUID.randomUUID(), Map.of("Origin", "http://evil.example"), null);
+        assertTrue(discard.startsWith(refused), discard);
+
+        // what the console and scripts send: the header, or a JSON content type; an Origin of this server
+        String own = "http://" + base.getHost() + ":" + base.getPort();
+        assertTrue(raw("POST", "admin/dispatcher/pause", Map.of("X-Requested-By", "console", "Origin", own), null)
+                .startsWith("HTTP/1.1 204"));
+        assertTrue(api.get(ADMIN, "admin/stats").object().getBoolean("paused"));
+        assertTrue(raw("POST", "admin/dispatcher/resume", Map.of("Content-Type", "application/json"), null).startsWith("HTTP/1.1 204"));
+        assertFalse(api.get(ADMIN, "admin/stats").object().getBoolean("paused"));
     }
 }
