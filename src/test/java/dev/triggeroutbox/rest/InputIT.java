@@ -119,6 +119,13 @@ class InputIT {
                     "target.url"));
         }
         long before = written();
+        String forged = java.util.Base64.getUrlEncoder().withoutPadding()
+                .encodeToString(("+999999999-12-31T23:59:59Z|" + UUID.randomUUID()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        for (String list : List.of("admin/dead-letters", "admin/triggers", "admin/audit")) {
+            Api.Reply r = api.get(ADMIN, list + "?cursor=" + forged);
+            assertEquals(400, r.status(), list + " -> " + r);
+            assertSafeProblem(r, list);
+        }
         for (Case c : cases) {
             Api.Reply r = api.post(c.user(), c.path(), c.body());
             assertEquals(400, r.status(), c + " -> " + r);
