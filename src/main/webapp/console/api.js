@@ -37,7 +37,8 @@ export async function signIn(user, password) {
 }
 
 async function request(method, path, body, token) {
-  const headers = { Accept: 'application/json, application/problem+json' };
+  // X-Requested-By: the server refuses a POST without a JSON body unless it carries it (no cross-site form can)
+  const headers = { Accept: 'application/json, application/problem+json', 'X-Requested-By': 'trigger-outbox-console' };
   const auth = token || (signedIn() || {}).token;
   if (auth) {
     headers.Authorization = `Basic ${auth}`;

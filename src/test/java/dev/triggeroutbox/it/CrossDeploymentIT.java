@@ -1,6 +1,7 @@
 package dev.triggeroutbox.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,9 @@ import dev.triggeroutbox.api.OutboxProducer;
 import dev.triggeroutbox.support.WildFlyOnly;
 import jakarta.ejb.EJBException;
 import jakarta.inject.Inject;
+import java.time.OffsetDateTime;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.UUID;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.OperateOnDeployment;
@@ -20,6 +24,7 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Atomic enqueue from another deployment: a shop application writes its order and enqueues through
@@ -93,5 +98,48 @@ class CrossDeploymentIT {
         EJBException e = assertThrows(EJBException.class, () -> shop.placeOrderWithKind(order, app, trigger, "telepathy"));
         assertTrue(String.valueOf(e.getCause()).contains("unknown source kind 'telepathy'"), String.valueOf(e.getCause()));
         assertEquals(0, Sql.count("SELECT count(*) FROM shop_orders WHERE id = ?", order));
+    }
+
+    @Test
+    @OperateOnDeployment("shop")
+    void theJavaApiIsHeldToTheLimitsOfEveryProducer() {
+        OffsetDateTime now = OffsetDateTime.now();
+        Map<String, Executable> refused = new LinkedHashMap<>();
+        refused.put("payload: must be JSON text", () -> shop.enqueue(app, trigger, "{", 0, null));
+        refused.put("exceeds the limit of 262144 bytes", () -> shop.enqueue(app, trigger, "\"" + "x".repeat(300_000) + "\"", 0, null));
+        refused.put("as stored: exceeds the limit of 262144 bytes", () -> shop.enqueue(app, trigger, "[1e131071, 1e131071]", 0, null));
+        refused.put("digits before the decimal point", () -> shop.enqueue(app, trigger, "{\"n\":1e131072}", 0, null));
+        refused.put("NUL character", () -> shop.enqueue(app, trigger, "{\"s\":\"\\u0000\"}", 0, null));
+        refused.put("exceeds the maximum of 8", () -> shop.enqueue(app, trigger, "{}", 99, null));
+        refused.put("deliverAt: must lie within 10 years of now", () -> shop.enqueue(app, trigger, "{}", 0, now.plusYears(100)));
+        refused.put("publish: payload: must be JSON text", () -> shop.publish(app, "not json"));
+        refused.forEach((expected, call) -> {
+            EJBException e = assertThrows(EJBException.class, call, expected);
+            String said = messages(e);
+            assertTrue(said.contains(expected.replaceFirst("^(publish|as stored): ", "")), expected + " -> " + said);
+            assertTrue(said.contains("IllegalArgumentException"), "a JDK exception the caller can read: " + said);
+        });
+        assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app));
+    }
+
+    @Test
+    @OperateOnDeployment("shop")
+    void aDatabaseFailureReachesTheCallerAsAFixedSentence() {
+        EJBException e = assertThrows(EJBException.class, () -> shop.enqueueWithTheTablesHidden(app, trigger));
+        String said = messages(e);
+        assertTrue(said.contains("enqueue failed: the outbox could not write to its database (incident "), said);
+        for (String leak : new String[] {"ERROR:", "relation", "no_such_schema", "PSQLException", "INSERT"}) {
+            assertFalse(said.contains(leak), "the database's text reached the caller (" + leak + "): " + said);
+        }
+        assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app));
+    }
+
+    /** Every exception of the chain with its message, as a caller would log it. */
+    private static String messages(Throwable e) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            all.append(t).append(" | ");
+        }
+        return all.toString();
     }
 }

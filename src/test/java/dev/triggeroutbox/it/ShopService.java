@@ -32,4 +32,19 @@ public class ShopService {
         Sql.update("INSERT INTO shop_orders (id, app_id) VALUES (?, ?)", order, app);
         return outbox.enqueue(new OutboxMessage(app, kind, trigger, "{}"));
     }
+
+    /** Only an enqueue, with every value the caller chooses. */
+    public UUID enqueue(UUID app, UUID trigger, String payload, int depth, OffsetDateTime deliverAt) {
+        return outbox.enqueue(new OutboxMessage(app, "docs", trigger, payload).lineage(null, depth).deliverAt(deliverAt));
+    }
+
+    public java.util.List<UUID> publish(UUID app, String payload) {
+        return outbox.publish(app, "docs", payload);
+    }
+
+    /** An enqueue that fails in the database: the transaction's connection (shared with the outbox) finds no tables. */
+    public UUID enqueueWithTheTablesHidden(UUID app, UUID trigger) {
+        Sql.update("SET LOCAL search_path TO no_such_schema");
+        return outbox.enqueue(new OutboxMessage(app, "docs", trigger, "{}"));
+    }
 }

@@ -28,6 +28,7 @@ import jakarta.json.JsonObject;
 import java.io.StringReader;
 import java.net.URL;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import javax.naming.InitialContext;
@@ -222,6 +223,40 @@ class MessagingIT {
         assertEquals(2, recorder.ofTrigger(pubsubTrigger).size(), recorder.ofTrigger(pubsubTrigger).toString());
         assertEquals(2, countRows(pubsubTrigger));
         assertEquals(0, countRows(kvTrigger));
+    }
+
+    @Test
+    @OperateOnDeployment("outbox")
+    void aMessageJsonbCannotHoldBecomesTextAndDoesNotHoldUpItsBatch() throws Exception {
+        UUID trigger = UUID.randomUUID();
+        Sql.update("INSERT INTO triggers (id, app_id, source_kind, target_type, target) VALUES (?, ?, 'pubsub', 'handler', 'recorder')",
+                trigger, PUBSUB_APP);
+        Eventually.until(WAIT, () -> pubsub.consumingTopics().contains(TOPIC), () -> "consuming " + pubsub.consumingTopics());
+        String marker = UUID.randomUUID().toString();
+        List<String> bodies = List.of("{\"n\": 1e131072, \"marker\": \"" + marker + "\"}",
+                "{\"s\": \"\\ud800\", \"marker\": \"" + marker + "\"}", "{\"good\": true, \"marker\": \"" + marker + "\"}");
+        Topic topic = (Topic) new InitialContext().lookup(TOPIC);
+        try (JMSContext context = plainFactory().createContext(JMSContext.SESSION_TRANSACTED)) {
+            for (String body : bodies) { // one transaction: the consumer most likely takes them in one batch
+                context.createProducer().send(topic, body);
+            }
+            context.commit();
+        }
+        // only this test's messages (a broker keeps what an earlier run left in the subscription)
+        java.util.function.Supplier<List<Recorder.Received>> mine = () -> recorder.ofTrigger(trigger).stream()
+                .filter(r -> r.delivery().payload().contains(marker)).toList();
+        Eventually.until(WAIT, () -> mine.get().size() >= 3, () -> recorder.ofTrigger(trigger) + " / " + countRows(trigger) + " rows");
+        List<String> texts = new ArrayList<>();
+        for (Recorder.Received r : mine.get()) {
+            JsonObject body = json(r.delivery().payload());
+            if (body.get("body").getValueType() == jakarta.json.JsonValue.ValueType.STRING) {
+                texts.add(body.getString("body"));
+            } else {
+                assertTrue(body.getJsonObject("body").getBoolean("good"), body.toString());
+            }
+        }
+        assertEquals(List.of(bodies.get(0), bodies.get(1)), texts.stream().sorted().toList(), "the two bodies jsonb cannot hold, as text");
+        assertEquals(3, mine.get().size(), "one event per message");
     }
 
     /** Rows of a trigger wherever they are now (waiting or finished). */

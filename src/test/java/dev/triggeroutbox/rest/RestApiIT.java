@@ -45,6 +45,9 @@ class RestApiIT {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
+    /** A deliverAt that keeps a row scheduled for the whole run, inside the 10 years a deliverAt may lie ahead. */
+    private static final String LATER = java.time.Instant.now().plus(Duration.ofDays(5 * 365)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+
     @Deployment(testable = false)
     static WebArchive deployment() {
         return Deployments.outboxWithTestHandlers();
@@ -112,7 +115,7 @@ class RestApiIT {
         Eventually.until(WAIT, () -> "delivered".equals(status(PRODUCER_A, id)), () -> status(PRODUCER_A, id));
 
         Api.Reply later = api.post(PRODUCER_A, "outbox", """
-                {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{},"deliverAt":"2099-01-01T00:00:00Z"}""".formatted(APP_A, trigger));
+                {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{},"deliverAt":"%s"}""".formatted(APP_A, trigger, LATER));
         assertEquals(201, later.status(), later.toString());
         assertEquals("scheduled", status(PRODUCER_A, later.object().getString("id")));
     }
@@ -148,7 +151,7 @@ class RestApiIT {
         String trigger = handlerTrigger(APP_A, "email", "recorder", true);
         String marker = UUID.randomUUID().toString();
         String body = """
-                {"appId":"%s","sourceKind":"email","triggerId":"%s","payload":{"marker":"%s"},"deliverAt":"2099-01-01T00:00:00Z"}""".formatted(APP_A, trigger, marker);
+                {"appId":"%s","sourceKind":"email","triggerId":"%s","payload":{"marker":"%s"},"deliverAt":"%s"}""".formatted(APP_A, trigger, marker, LATER);
         Map<String, String> key = Map.of("Idempotency-Key", "order-" + marker);
         Api.Reply first = api.call(PRODUCER_A, "POST", "outbox", body, key);
         Api.Reply second = api.call(PRODUCER_A, "POST", "outbox", body, key);
@@ -168,7 +171,7 @@ class RestApiIT {
         String marker = UUID.randomUUID().toString();
         handlerTrigger(APP_A, "invoke", "recorder", true);
         String body = """
-                {"sourceKind":"invoke","payload":{"marker":"%s"},"deliverAt":"2099-01-01T00:00:00Z"}""".formatted(marker);
+                {"sourceKind":"invoke","payload":{"marker":"%s"},"deliverAt":"%s"}""".formatted(marker, LATER);
         Map<String, String> key = Map.of("Idempotency-Key", marker);
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {

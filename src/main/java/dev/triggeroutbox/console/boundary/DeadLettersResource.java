@@ -1,5 +1,6 @@
 package dev.triggeroutbox.console.boundary;
 
+import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.console.control.DeadLetterFilter;
 import dev.triggeroutbox.console.control.DeadLetters;
@@ -103,7 +104,7 @@ public class DeadLettersResource {
                 throw ApiException.notFound("dead letter " + id);
             }
             wakeup.revived(1);
-            return new IdempotencyKeys.Answer(201, uri.getBaseUriBuilder().path("outbox").path(row.toString()).build().toString(),
+            return new IdempotencyKeys.Answer(201, Locations.of(uri, "outbox", row.toString()),
                     Jsons.object().add("id", row.toString()).build().toString());
         }).toResponse();
     }

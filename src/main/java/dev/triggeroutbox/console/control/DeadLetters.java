@@ -115,9 +115,14 @@ public class DeadLetters {
 
     /**
      * Moves dead letters back into the outbox under their own ids, due now, attempts reset, with the
-     * attempt budget the row had (null: its trigger's, or the default).
+     * attempt budget the row had (null: its trigger's, or the default). The answer "dead" stored
+     * for a revived invoke goes, so its caller waits for the new attempt's answer.
      */
     private static final String REVIVE = """
+            , forgotten AS (
+                -- an invoke's answer was its dead letter: the revived row is to answer anew
+                DELETE FROM replies WHERE outcome = 'dead' AND id IN (SELECT reply_to FROM revived)
+            )
             INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                                 origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts, last_error)
             SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,

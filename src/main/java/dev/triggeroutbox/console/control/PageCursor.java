@@ -23,7 +23,12 @@ public record PageCursor(OffsetDateTime at, UUID id) {
             if (parts.length != 2) {
                 throw new IllegalArgumentException("not a cursor");
             }
-            return new PageCursor(OffsetDateTime.parse(parts[0]), UUID.fromString(parts[1]));
+            OffsetDateTime at = OffsetDateTime.parse(parts[0]);
+            // every cursor handed out holds a database time; a forged one past timestamptz would fail the query
+            if (at.getYear() < 1 || at.getYear() > 9999) {
+                throw new IllegalArgumentException("not a cursor");
+            }
+            return new PageCursor(at, UUID.fromString(parts[1]));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("not a cursor", e);
         }

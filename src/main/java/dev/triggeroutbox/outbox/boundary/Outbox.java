@@ -28,6 +28,12 @@ import java.util.Map;
  * write with one statement ({@code enqueue}, {@code publish}, {@code publishAll}, {@code invokeAsync})
  * let that statement commit by itself (no JTA transaction to begin and commit, the cheapest write there
  * is), {@link #enqueueAll} runs in a transaction of its own.
+ *
+ * <p>Every call is held to {@link OutboxLimits}, whoever makes it (REST, this Java API, the remote
+ * EJB view, the pubsub and email sources): the payload must be JSON text {@code jsonb} can store,
+ * within {@code outbox.max-payload-bytes} as stored, {@code deliverAt} within 10 years of now, the
+ * depth within {@code outbox.max-trigger-depth}. A refusal is an {@link dev.triggeroutbox.rest.control.ApiException}
+ * saying which value and why, and nothing is written.
  */
 @ApplicationScoped
 @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
@@ -48,6 +54,7 @@ public class Outbox {
     /** Enqueues one row. */
     @Transactional(Transactional.TxType.SUPPORTS)
     public OutboxId enqueue(NewOutboxRow row) throws SQLException {
+        limits.check(row);
         OutboxId id = writer.insert(row);
         wakeup.written(row.sourceKind(), 1);
         return id;
@@ -77,6 +84,7 @@ public class Outbox {
     @Transactional(Transactional.TxType.SUPPORTS)
     public List<OutboxWriter.FannedOut> publish(OutboxDelivery parent, SourceKind kind, String payload) throws SQLException {
         int depth = deeper(parent);
+        limits.check(payload, depth, null);
         List<OutboxWriter.FannedOut> rows = writer.fanOut(new AppId(parent.appId()), kind, payload,
                 parent.originPrincipal(), rootOf(parent), depth, null, new OutboxId(parent.id()));
         wakeup.written(kind, rows.size());
@@ -103,6 +111,7 @@ public class Outbox {
     @Transactional(Transactional.TxType.SUPPORTS)
     public List<OutboxWriter.FannedOut> publish(AppId app, SourceKind kind, String payload, String originPrincipal,
             ExecutionId root, int depth, OffsetDateTime deliverAt) throws SQLException {
+        limits.check(payload, depth, deliverAt);
         List<OutboxWriter.FannedOut> rows = writer.fanOut(app, kind, payload, originPrincipal,
                 root == null ? ExecutionId.random() : root, depth, deliverAt, null);
         wakeup.written(kind, rows.size());
@@ -118,6 +127,7 @@ public class Outbox {
     @Transactional(Transactional.TxType.SUPPORTS)
     public List<BatchWriter.Written> publishAll(AppId app, List<NewEvent> events, String originPrincipal) throws SQLException {
         limits.checkBatchSize(events.size());
+        events.forEach(e -> limits.check(e.payload(), e.triggerDepth(), e.deliverAt()));
         List<BatchWriter.Written> rows = batches.fanOut(app, events, originPrincipal);
         Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
         for (BatchWriter.Written row : rows) {
@@ -135,6 +145,7 @@ public class Outbox {
      */
     public List<OutboxId> enqueueAll(List<NewOutboxRow> rows) throws SQLException {
         limits.checkBatchSize(rows.size());
+        rows.forEach(limits::check);
         List<OutboxId> ids = batches.insert(rows);
         Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
         rows.forEach(r -> kinds.merge(r.sourceKind(), 1, Integer::sum));

@@ -8,6 +8,7 @@ import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.platform.CallerGroups;
+import dev.triggeroutbox.rest.control.ApiException;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJBAccessException;
@@ -18,14 +19,20 @@ import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * {@link OutboxProducer} for other deployments. Joins the caller's transaction (REQUIRED); a
  * failure marks it for rollback, so the caller's business write does not commit without its row.
+ * Held to the limits of every producer ({@link Outbox}); a refusal is an
+ * {@link IllegalArgumentException} saying which value and why.
  */
 @Stateless
 @RolesAllowed({"outbox-producer", "outbox-admin"})
 public class OutboxProducerBean implements OutboxProducer {
+
+    private static final Logger LOG = Logger.getLogger(OutboxProducerBean.class.getName());
 
     @Inject
     Outbox outbox;
@@ -45,8 +52,10 @@ public class OutboxProducerBean implements OutboxProducer {
                 .deliverAt(message.deliverAt());
         try {
             return outbox.enqueue(row).value();
+        } catch (ApiException e) {
+            throw refused(e);
         } catch (SQLException e) {
-            throw new EJBException("enqueue failed: " + e.getMessage());
+            throw databaseFailure("enqueue", e);
         }
     }
 
@@ -58,9 +67,27 @@ public class OutboxProducerBean implements OutboxProducer {
             return outbox.publish(app, kind(sourceKind), required(payload, "payload"),
                             context.getCallerPrincipal().getName(), null, 0, null)
                     .stream().map(r -> r.id().value()).toList();
+        } catch (ApiException e) {
+            throw refused(e);
         } catch (SQLException e) {
-            throw new EJBException("publish failed: " + e.getMessage());
+            throw databaseFailure("publish", e);
         }
+    }
+
+    /** A refusal as the JDK exception a caller with only the api package can read (ours has no place there). */
+    private static IllegalArgumentException refused(ApiException e) {
+        return new IllegalArgumentException(e.getMessage());
+    }
+
+    /**
+     * The database's own text stays in the server log: it can carry SQL, table names and the values
+     * of other rows. The caller gets a fixed sentence and an incident id to quote.
+     */
+    private static EJBException databaseFailure(String call, SQLException e) {
+        String incident = UUID.randomUUID().toString();
+        LOG.log(Level.SEVERE, "incident " + incident + ": " + call + " failed in the database", e);
+        return new EJBException(call + " failed: the outbox could not write to its database (incident " + incident
+                + ", see the server log)");
     }
 
     private void checkAccess(AppId app) {

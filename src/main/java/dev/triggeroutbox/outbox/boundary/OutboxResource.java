@@ -1,7 +1,9 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
+import dev.triggeroutbox.outbox.control.ReplySlots;
 import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.control.UnknownTriggerException;
 import dev.triggeroutbox.outbox.entity.AppId;
@@ -44,6 +46,9 @@ public class OutboxResource {
     RowStatus status;
 
     @Inject
+    ReplySlots replySlots;
+
+    @Inject
     OutboxLimits limits;
 
     @Inject
@@ -69,12 +74,18 @@ public class OutboxResource {
             NewOutboxRow row = read.toNew(payloadText, Callers.name(caller));
             OutboxId id;
             try {
+                if (replyTo != null) {
+                    Payloads.write(() -> {
+                        replySlots.take(replyTo);
+                        return replyTo;
+                    });
+                }
                 id = Payloads.write(() -> outbox.enqueue(row));
             } catch (UnknownTriggerException e) {
                 throw ApiException.notFound("trigger " + read.trigger());
             }
             JsonObject json = Jsons.object().add("id", id.toString()).build();
-            return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(id.toString()).build().toString(),
+            return new IdempotencyKeys.Answer(201, Locations.of(uri, "outbox", id.toString()),
                     json.toString());
         }).toResponse();
     }
@@ -87,7 +98,7 @@ public class OutboxResource {
         if (!Callers.mayReach(caller, new AppId(found.appId()))) {
             throw ApiException.notFound("outbox row " + id);
         }
-        return found.json();
+        return found.forProducer();
     }
 
 }

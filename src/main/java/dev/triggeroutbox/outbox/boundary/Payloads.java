@@ -39,16 +39,21 @@ public final class Payloads {
 
         /** Reads the shared fields; errors are collected in {@code b} and thrown by its validate(). */
         static Event read(JsonBody b) {
+            OffsetDateTime deliverAt = b.time("deliverAt", false);
+            String late = OutboxLimits.deliverAtProblem(deliverAt);
+            if (late != null) {
+                b.error("deliverAt", late);
+            }
             return new Event(b.sourceKind("sourceKind", true), b.any("payload", true),
                     b.parsed("rootExecutionId", false, ExecutionId::parse, "must be a UUID"),
-                    b.integer("triggerDepth", false, 0, Integer.MAX_VALUE), b.time("deliverAt", false));
+                    b.integer("triggerDepth", false, 0, Integer.MAX_VALUE), deliverAt);
         }
 
         int triggerDepth() {
             return depth == null ? 0 : depth;
         }
 
-        /** The payload as JSON text, after the size limit and the loop guard. */
+        /** The payload as JSON text, after the checks of {@link OutboxLimits#payloadText}. */
         String payloadText(OutboxLimits limits) {
             return limits.payloadText(payload, depth);
         }

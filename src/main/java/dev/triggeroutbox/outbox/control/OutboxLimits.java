@@ -1,10 +1,13 @@
 package dev.triggeroutbox.outbox.control;
 
+import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.rest.control.StorableJson;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
-import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.time.Period;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Limits every producer (REST or Java) is held to. */
@@ -14,10 +17,18 @@ public class OutboxLimits {
     /** Room for the envelope around a payload in a request body (ids, kind, times). */
     public static final int ENVELOPE_BYTES = 8 * 1024;
 
+    /**
+     * How far from now a {@code deliverAt} may lie, both ways: far enough for any real schedule, and
+     * well inside what PostgreSQL's {@code timestamptz} and Java's clocks can hold and compute with.
+     */
+    public static final Period DELIVER_AT_WINDOW = Period.ofYears(10);
+
+    /** The largest payload, as UTF-8 JSON text, a row may carry; also the largest REST body, with {@link #ENVELOPE_BYTES}. */
     @Inject
     @ConfigProperty(name = "outbox.max-payload-bytes", defaultValue = "262144")
     int maxPayloadBytes;
 
+    /** Cascades deeper than this are refused or dead-lettered: the loop guard. */
     @Inject
     @ConfigProperty(name = "outbox.max-trigger-depth", defaultValue = "8")
     int maxTriggerDepth;
@@ -75,23 +86,49 @@ public class OutboxLimits {
     }
 
     /**
-     * A payload from a REST caller as JSON text, after the checks every producer call makes: no
-     * NUL character (PostgreSQL cannot store it), the size limit (413) and the loop guard (422).
-     * {@code depth} may be null (not given).
+     * A payload from a REST caller as JSON text, after the checks every producer call makes: storable
+     * in {@code jsonb} (400), the size limit (413) and the loop guard (422). {@code depth} may be null.
      */
     public String payloadText(JsonValue payload, Integer depth) {
         String text = payload.toString();
-        if (text.contains("\\u0000")) {
-            throw ApiException.invalid("payload", "must not contain the NUL character (\\u0000), which PostgreSQL cannot store");
+        check(text, depth == null ? 0 : depth, null);
+        return text;
+    }
+
+    /** The checks of every producer call, for one row: payload, depth, {@code deliverAt}. */
+    public void check(NewOutboxRow row) {
+        check(row.payload(), row.triggerDepth(), row.deliverAt());
+    }
+
+    /** The checks of every producer call: the payload as JSON text, the depth, and {@code deliverAt} (may be null). */
+    public void check(String payload, int depth, OffsetDateTime deliverAt) {
+        StorableJson.Check json = StorableJson.check(payload);
+        if (!json.storable()) {
+            throw ApiException.invalid("payload", json.problem());
         }
-        if (text.getBytes(StandardCharsets.UTF_8).length > maxPayloadBytes) {
+        if (json.storedBytes() > maxPayloadBytes) {
             throw new ApiException(413, "payload-too-large", "Payload too large",
                     "the payload exceeds the limit of " + maxPayloadBytes + " bytes (outbox.max-payload-bytes)");
         }
-        if (depth != null && depth > maxTriggerDepth) {
+        String late = deliverAtProblem(deliverAt);
+        if (late != null) {
+            throw ApiException.invalid("deliverAt", late);
+        }
+        if (depth > maxTriggerDepth) {
             throw ApiException.unprocessable("trigger-depth-exceeded", "triggerDepth " + depth
                     + " exceeds the maximum of " + maxTriggerDepth + " (outbox.max-trigger-depth): the cascade stops here");
         }
-        return text;
+    }
+
+    /** Why a {@code deliverAt} is refused (outside now ± {@link #DELIVER_AT_WINDOW}), or null (also for none). */
+    public static String deliverAtProblem(OffsetDateTime at) {
+        if (at == null) {
+            return null;
+        }
+        OffsetDateTime now = OffsetDateTime.now(at.getOffset());
+        if (at.isAfter(now.plus(DELIVER_AT_WINDOW)) || at.isBefore(now.minus(DELIVER_AT_WINDOW))) {
+            return "must lie within 10 years of now";
+        }
+        return null;
     }
 }

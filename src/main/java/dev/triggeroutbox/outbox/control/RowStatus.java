@@ -29,6 +29,17 @@ public class RowStatus {
 
     /** A row's status and its app (the caller's access is checked against the app). */
     public record Found(UUID appId, JsonObject json) {
+
+        /** The row as its producer sees it: without the node that claimed it (a host name and process id is the operator's). */
+        public JsonObject forProducer() {
+            JsonObjectBuilder b = Jsons.object();
+            json.forEach((name, value) -> {
+                if (!name.equals("node")) {
+                    b.add(name, value);
+                }
+            });
+            return b.build();
+        }
     }
 
     @Inject

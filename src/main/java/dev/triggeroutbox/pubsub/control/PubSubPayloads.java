@@ -1,6 +1,7 @@
 package dev.triggeroutbox.pubsub.control;
 
 import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.rest.control.StorableJson;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
 import jakarta.json.stream.JsonParser;
@@ -15,9 +16,10 @@ import java.util.TreeMap;
  * properties, body, bodyType}}. A text body is JSON when it parses as JSON, else the text; a bytes
  * body is base64; a map body an object. Object messages are never deserialized (their content could
  * instantiate any class), stream messages are not read: both arrive with a null body and their
- * type. The payload always fits the outbox: NUL characters (PostgreSQL cannot store them) become
- * U+FFFD, and a body too large for {@code outbox.max-payload-bytes} is left out with its size, so a
- * message never blocks its subscription.
+ * type. The payload always fits the outbox: NUL characters (PostgreSQL cannot store them) and lone
+ * surrogates become U+FFFD, a JSON body {@code jsonb} cannot hold (numbers past its range) stays
+ * text, and a body too large for {@code outbox.max-payload-bytes} (counted as stored) is left out
+ * with its size, so a message never blocks its subscription.
  */
 public final class PubSubPayloads {
 
@@ -45,7 +47,7 @@ public final class PubSubPayloads {
     }
 
     private static boolean fits(String json, int max) {
-        return bytes(json) <= max;
+        return StorableJson.check(json).storedBytes() <= max;
     }
 
     private static int bytes(String text) {
@@ -89,18 +91,16 @@ public final class PubSubPayloads {
         return JsonValue.NULL;
     }
 
-    /** JSON when the text is JSON (a NUL escape in it would not store: then the text), else the text. */
+    /**
+     * JSON when the text is JSON that {@code jsonb} can store as it is (else its numbers or strings
+     * would fail the whole batch's commit, every time the broker redelivers it), else the text.
+     */
     private static JsonValue text(String text) {
         String t = text.strip();
-        if (!t.isEmpty() && "{[\"-0123456789tfn".indexOf(t.charAt(0)) >= 0 && !t.contains("\\u0000")) {
+        if (!t.isEmpty() && "{[\"-0123456789tfn".indexOf(t.charAt(0)) >= 0 && StorableJson.check(t).storable()) {
             try (JsonParser parser = Jsons.parser(t)) {
                 parser.next();
-                JsonValue value = parser.getValue();
-                if (!parser.hasNext()) { // one value and nothing after it
-                    return value;
-                }
-            } catch (jakarta.json.JsonException notJson) {
-                // plain text
+                return parser.getValue();
             }
         }
         return Jsons.value(text);
@@ -126,7 +126,20 @@ public final class PubSubPayloads {
         return Jsons.value(clean(String.valueOf(v)));
     }
 
+    /** Text as it can be stored: NUL and lone surrogates become U+FFFD. */
     private static String clean(String s) {
-        return s.indexOf('\0') < 0 ? s : s.replace('\0', '\uFFFD');
+        if (StorableJson.textProblem(s) == null) {
+            return s;
+        }
+        StringBuilder out = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                out.append(c).append(s.charAt(++i));
+            } else {
+                out.append(c == '\0' || Character.isSurrogate(c) ? '\uFFFD' : c);
+            }
+        }
+        return out.toString();
     }
 }

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.replies.boundary;
 
+import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
@@ -141,7 +142,7 @@ public class InvokeResource {
 
     /** Commits the row before any wait; a repeated Idempotency-Key starts nothing and waits for the first request's answer. */
     private InvokeRequests.Started start(String principal, String key, JsonValue body, NewOutboxRow row) {
-        return requests.start(principal, key, uri.getPath(), String.valueOf(body), row, uri.getBaseUri());
+        return requests.start(principal, key, uri.getPath(), String.valueOf(body), row, Locations.of(uri, "replies"));
     }
 
     /** 200 with the target's answer (502 when it refused), or 202 with where to fetch it later. */

@@ -2,15 +2,16 @@ package dev.triggeroutbox.replies.control;
 
 import dev.triggeroutbox.outbox.boundary.Outbox;
 import dev.triggeroutbox.outbox.boundary.Payloads;
+import dev.triggeroutbox.outbox.control.UnknownTriggerException;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.transaction.Transactional;
-import java.net.URI;
 import java.util.UUID;
 
 /**
@@ -33,16 +34,22 @@ public class InvokeRequests {
 
     /**
      * @param row     the row to enqueue, without its reply id
-     * @param replies where answers are fetched: {@code …/replies}
+     * @param replies where answers are fetched: the absolute path of {@code …/replies}
      */
     @Transactional(rollbackOn = Exception.class)
-    public Started start(String principal, String key, String path, String body, NewOutboxRow row, URI replies) {
+    public Started start(String principal, String key, String path, String body, NewOutboxRow row, String replies) {
         IdempotencyKeys.Answer answer = idempotency.once(principal, key, "POST", path, body, () -> {
             OutboxId replyTo = OutboxId.random();
-            OutboxId id = Payloads.write(() -> outbox.enqueue(row.withReplyTo(replyTo)));
+            OutboxId id;
+            try {
+                id = Payloads.write(() -> outbox.enqueue(row.withReplyTo(replyTo)));
+            } catch (UnknownTriggerException e) {
+                // deleted since the caller looked it up
+                throw ApiException.notFound("trigger " + row.triggerId());
+            }
             JsonObject pending = Jsons.object().add("id", id.toString()).add("replyId", replyTo.toString())
                     .add("status", "pending").build();
-            return new IdempotencyKeys.Answer(202, replies.resolve("replies/" + replyTo).toString(), pending.toString());
+            return new IdempotencyKeys.Answer(202, replies + "/" + replyTo, pending.toString());
         });
         JsonObject pending = Jsons.reader(answer.body()).readObject();
         return new Started(OutboxId.parse(pending.getString("id")), UUID.fromString(pending.getString("replyId")), answer);

@@ -14,6 +14,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HexFormat;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -60,6 +61,17 @@ public class IdempotencyKeys implements HousekeepingJob {
      */
     @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
     public Answer once(String principal, String key, String method, String path, String body, Supplier<Answer> work) {
+        return once(principal, key, method, path, body, work, UnaryOperator.identity());
+    }
+
+    /**
+     * Like {@link #once(String, String, String, String, String, Supplier)}, but what is stored (and
+     * answered to every repeat) is {@code forRepeats} of the first answer: a secret shown once stays
+     * out of the stored answer.
+     */
+    @Transactional(value = Transactional.TxType.MANDATORY)
+    public Answer once(String principal, String key, String method, String path, String body, Supplier<Answer> work,
+            UnaryOperator<Answer> forRepeats) {
         if (key == null) {
             return work.get();
         }
@@ -73,7 +85,7 @@ public class IdempotencyKeys implements HousekeepingJob {
                 return replay(con, owner, key, fingerprint);
             }
             Answer answer = work.get();
-            store(con, owner, key, answer);
+            store(con, owner, key, forRepeats.apply(answer));
             return answer;
         } catch (SQLException e) {
             throw new IllegalStateException("idempotency key store failed", e);

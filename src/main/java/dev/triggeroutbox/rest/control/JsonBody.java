@@ -5,6 +5,7 @@ import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import java.math.BigDecimal;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -66,7 +67,13 @@ public final class JsonBody {
             error(name, "must be an array of strings");
             return null;
         }
-        return v.asJsonArray().getValuesAs(JsonString::getString);
+        List<String> texts = v.asJsonArray().getValuesAs(JsonString::getString);
+        String problem = texts.stream().map(StorableJson::textProblem).filter(p -> p != null).findFirst().orElse(null);
+        if (problem != null) {
+            error(name, problem);
+            return null;
+        }
+        return texts;
     }
 
     /** An array of objects, each read with the same error list (fields named {@code name[i].field}). */
@@ -106,7 +113,13 @@ public final class JsonBody {
             error(name, "must be a string");
             return null;
         }
-        return ((JsonString) v).getString();
+        String text = ((JsonString) v).getString();
+        String problem = StorableJson.textProblem(text);
+        if (problem != null) {
+            error(name, problem);
+            return null;
+        }
+        return text;
     }
 
     /** A source kind by its wire name. */
@@ -146,12 +159,13 @@ public final class JsonBody {
             error(name, "must be a whole number");
             return null;
         }
-        long n = ((JsonNumber) v).longValue();
-        if (n < min || n > max) {
+        // compared as the number sent: longValue() would wrap 18446744073709551619 around to 3
+        BigDecimal n = ((JsonNumber) v).bigDecimalValue();
+        if (n.compareTo(BigDecimal.valueOf(min)) < 0 || n.compareTo(BigDecimal.valueOf(max)) > 0) {
             error(name, "must be between " + min + " and " + max);
             return null;
         }
-        return (int) n;
+        return n.intValueExact();
     }
 
     public Boolean bool(String name, boolean required) {

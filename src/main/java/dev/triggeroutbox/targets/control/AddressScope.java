@@ -45,6 +45,11 @@ final class AddressScope {
             block("64:ff9b::/96", "a NAT64 form of "),
             block("::/96", "an IPv4-compatible form of "));
 
+    // 6to4: the relay sends the packet on to the IPv4 address in bits 16-47
+    private static final AddressRange SIX_TO_FOUR = AddressRange.parse("2002::/16");
+    // Teredo: the server's IPv4 address in bits 32-63, the client's in the last 32 bits, inverted
+    private static final AddressRange TEREDO = AddressRange.parse("2001::/32");
+
     private AddressScope() {
     }
 
@@ -67,6 +72,19 @@ final class AddressScope {
                 String inner = kind(IPV4, Arrays.copyOfRange(bytes, 12, 16));
                 return inner == null ? null : embedding.kind() + inner;
             }
+        }
+        if (SIX_TO_FOUR.contains(bytes)) {
+            String inner = kind(IPV4, Arrays.copyOfRange(bytes, 2, 6));
+            return inner == null ? null : "a 6to4 form of " + inner;
+        }
+        if (TEREDO.contains(bytes)) {
+            byte[] client = Arrays.copyOfRange(bytes, 12, 16);
+            for (int i = 0; i < client.length; i++) {
+                client[i] = (byte) ~client[i];
+            }
+            String inner = kind(IPV4, client);
+            String server = kind(IPV4, Arrays.copyOfRange(bytes, 4, 8));
+            return inner != null ? "a Teredo form of " + inner : server == null ? null : "a Teredo address whose server is " + server;
         }
         return null;
     }

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.triggers.boundary;
 
+import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
@@ -98,9 +99,24 @@ public class TriggersResource {
             Trigger t = triggers.create(app, d.kind(), d.type(), d.target(), secret, d.script(), d.maxAttempts(), d.enabled());
             triggers.schedule(t, d.schedule(), false);
             JsonObject json = json(t, true);
-            return new IdempotencyKeys.Answer(201, uri.getAbsolutePathBuilder().path(t.id().toString()).build().toString(),
+            return new IdempotencyKeys.Answer(201, Locations.of(uri, "apps", app.toString(), "triggers", t.id().toString()),
                     json.toString());
-        }).toResponse();
+        }, TriggersResource::withoutSecret).toResponse();
+    }
+
+    /** The answer a repeat with the same Idempotency-Key gets: the secret is shown once, to the first. */
+    private static IdempotencyKeys.Answer withoutSecret(IdempotencyKeys.Answer first) {
+        JsonObject json = Jsons.reader(first.body()).readObject();
+        if (!json.containsKey("secret")) {
+            return first;
+        }
+        JsonObjectBuilder repeat = Jsons.object();
+        json.forEach((name, value) -> {
+            if (!name.equals("secret")) {
+                repeat.add(name, value);
+            }
+        });
+        return new IdempotencyKeys.Answer(first.status(), first.location(), repeat.build().toString());
     }
 
     @GET

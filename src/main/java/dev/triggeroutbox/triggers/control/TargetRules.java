@@ -11,6 +11,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** What a trigger target must look like, per type: a webhook URL, a handler name, a JMS destination. */
 @ApplicationScoped
@@ -63,6 +65,9 @@ public class TargetRules {
         }
     }
 
+    /** The port at the end of an authority (a bracketed IPv6 address ends with {@code ]}, so it never matches). */
+    private static final Pattern PORT = Pattern.compile(":(\\d+)$");
+
     /** The SSRF guard, at registration: the same policy every delivery checks again. */
     private void checkUrl(String url) {
         URI uri;
@@ -75,9 +80,17 @@ public class TargetRules {
         if (!(scheme.equals("http") || scheme.equals("https")) || (uri.getHost() == null && uri.getRawAuthority() == null)) {
             throw ApiException.invalid("target.url", "must be an absolute http or https URL");
         }
+        Matcher port = PORT.matcher(uri.getRawAuthority() == null ? "" : uri.getRawAuthority());
+        if (port.find() && (port.group(1).length() > 5 || !validPort(Integer.parseInt(port.group(1))))) {
+            throw ApiException.invalid("target.url", "must have a port between 1 and 65535");
+        }
         WebhookAddressPolicy.Verdict verdict = webhooks.addressPolicy().check(url);
         if (!verdict.allowed()) {
             throw ApiException.unprocessable("webhook-address-refused", verdict.refusal());
         }
+    }
+
+    private static boolean validPort(int port) {
+        return port >= 1 && port <= 65_535;
     }
 }

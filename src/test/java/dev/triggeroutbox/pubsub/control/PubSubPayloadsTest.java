@@ -10,6 +10,7 @@ import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import dev.triggeroutbox.rest.control.StorableJson;
 import org.junit.jupiter.api.Test;
 
 class PubSubPayloadsTest {
@@ -88,5 +89,31 @@ class PubSubPayloadsTest {
         String hugeProperties = PubSubPayloads.payload(text("small", Map.of("p", big)), 1_000);
         assertTrue(hugeProperties.getBytes(StandardCharsets.UTF_8).length <= 1_000, hugeProperties);
         assertTrue(parse(hugeProperties).getJsonObject("properties").isEmpty());
+    }
+
+    @Test
+    void aJsonBodyJsonbCannotHoldStaysTextSoTheMessageNeverFailsItsBatch() {
+        for (String body : new String[] {"{\"n\":1e131072}", "[1e-16384]", "{\"s\":\"\\ud800\"}", "{\"s\":\"\\u0000\"}"}) {
+            String payload = PubSubPayloads.payload(text(body, Map.of()), LIMIT);
+            assertTrue(StorableJson.check(payload).storable(), payload);
+            assertEquals(body, parse(payload).getString("body"), body);
+        }
+    }
+
+    @Test
+    void loneSurrogatesBecomeTheReplacementCharacter() {
+        String payload = PubSubPayloads.payload(text("a\uD800b \uD83D\uDE00", Map.of("p\uDC00", "v\uD800")), LIMIT);
+        assertTrue(StorableJson.check(payload).storable(), payload);
+        JsonObject p = parse(payload);
+        assertEquals("a\uFFFDb \uD83D\uDE00", p.getString("body"));
+        assertEquals("v\uFFFD", p.getJsonObject("properties").getString("p\uFFFD"));
+    }
+
+    @Test
+    void numbersCountAsStoredAgainstTheLimit() {
+        // 8 bytes as sent, 131,072 digits as stored and delivered
+        String payload = PubSubPayloads.payload(text("[1e131071, 1e131071]", Map.of()), LIMIT);
+        assertTrue(StorableJson.check(payload).storedBytes() <= LIMIT, payload);
+        assertTrue(parse(payload).containsKey("bodyOmitted"), payload);
     }
 }

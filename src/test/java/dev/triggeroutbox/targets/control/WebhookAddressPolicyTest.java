@@ -253,4 +253,26 @@ class WebhookAddressPolicyTest {
         strict.check("http://0x7f.0.0.1/");
         assertEquals(List.of(), lookups);
     }
+
+    @ParameterizedTest
+    @CsvSource({
+        "2002:7f00:1::, a 6to4 form of a loopback address",
+        "2002:a00:1:1::1, a 6to4 form of a private address",
+        "2002:a9fe:a9fe::, a 6to4 form of a link-local address",
+        // Teredo clients: 127.0.0.1 and 10.0.0.1 inverted in the last 32 bits
+        "2001:0:4136:e378:8000:63bf:80ff:fffe, a Teredo form of a loopback address",
+        "2001:0:4136:e378:8000:63bf:f5ff:fffe, a Teredo form of a private address",
+        // a Teredo server on the private network (client 8.8.8.8)
+        "2001:0:a00:1::f7f7:f7f7, a Teredo address whose server is a private address"})
+    void sixToFourAndTeredoAddressesAreJudgedByTheIpv4AddressTheyCarry(String literal, String kind) {
+        WebhookAddressPolicy.Verdict v = strict.check("http://[" + literal + "]/hook");
+        assertFalse(v.allowed(), literal);
+        assertTrue(v.refusal().contains(kind), v.refusal());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"2002:808:808::1", "2001:0:4136:e378:8000:63bf:f7f7:f7f7"})
+    void sixToFourAndTeredoFormsOfPublicAddressesAreAllowed(String literal) {
+        assertTrue(strict.check("http://[" + literal + "]/hook").allowed(), literal);
+    }
 }
