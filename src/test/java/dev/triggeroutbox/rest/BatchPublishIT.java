@@ -37,6 +37,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 class BatchPublishIT {
 
+    /** A due time rows keep while the test looks at them: inside the deliverAt window of now ± 10 years. */
+    private static final String LATER = java.time.Instant.now().plus(java.time.Duration.ofDays(5 * 365))
+            .truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @Deployment(testable = false)
@@ -94,7 +98,7 @@ class BatchPublishIT {
                   {"sourceKind":"kv","payload":{"key":"a"}},
                   {"sourceKind":"files","payload":{"no":"trigger"}},
                   {"sourceKind":"docs","payload":[1,2,3],"triggerDepth":2},
-                  {"sourceKind":"kv","payload":"b","deliverAt":"2099-01-01T00:00:00Z"}]}""");
+                  {"sourceKind":"kv","payload":"b","deliverAt":"%s"}]}""".formatted(LATER));
         assertEquals(202, r.status(), r.toString());
         List<JsonObject> rows = r.object().getJsonArray("rows").getValuesAs(JsonObject.class);
         assertEquals(List.of(0, 0, 2, 3, 3), rows.stream().map(o -> o.getInt("event")).toList(), r.toString());
@@ -158,7 +162,7 @@ class BatchPublishIT {
     @Test
     void moreEventsThanTheLimitAre413AndTheLimitItselfIsAccepted() {
         trigger(app, "kv");
-        String event = "{\"sourceKind\":\"kv\",\"payload\":1,\"deliverAt\":\"2099-01-01T00:00:00Z\"}";
+        String event = "{\"sourceKind\":\"kv\",\"payload\":1,\"deliverAt\":\"" + LATER + "\"}";
         Api.Reply over = api.post(ADMIN, "apps/" + app + "/events:batch", events(1001, event));
         assertEquals(413, over.status(), over.toString());
         assertTrue(over.isProblem(), over.toString());
@@ -177,8 +181,8 @@ class BatchPublishIT {
         trigger(app, "kv");
         trigger(app, "docs");
         String body = """
-                {"events":[{"sourceKind":"kv","payload":1,"deliverAt":"2099-01-01T00:00:00Z"},
-                           {"sourceKind":"docs","payload":2,"deliverAt":"2099-01-01T00:00:00Z"}]}""";
+                {"events":[{"sourceKind":"kv","payload":1,"deliverAt":"%s"},
+                           {"sourceKind":"docs","payload":2,"deliverAt":"%s"}]}""".formatted(LATER, LATER);
         Map<String, String> key = Map.of("Idempotency-Key", "batch-" + app);
         Api.Reply first = api.call(ADMIN, "POST", "apps/" + app + "/events:batch", body, key);
         Api.Reply again = api.call(ADMIN, "POST", "apps/" + app + "/events:batch", body, key);
@@ -193,7 +197,7 @@ class BatchPublishIT {
     @Test
     void aProducerReachesOnlyItsAppsAndNobodyUnsignedReachesAny() {
         trigger(APP_A, "pubsub");
-        String body = "{\"events\":[{\"sourceKind\":\"pubsub\",\"payload\":{},\"deliverAt\":\"2099-01-01T00:00:00Z\"}]}";
+        String body = "{\"events\":[{\"sourceKind\":\"pubsub\",\"payload\":{},\"deliverAt\":\"" + LATER + "\"}]}";
         assertEquals(202, api.post(PRODUCER_A, "apps/" + APP_A + "/events:batch", body).status());
         Api.Reply other = api.post(PRODUCER_A, "apps/" + APP_B + "/events:batch", body);
         assertEquals(404, other.status(), other.toString());
@@ -210,7 +214,7 @@ class BatchPublishIT {
         String foreign = trigger(otherApp, "kv");
         String row = "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"triggerId\":\"%s\",\"payload\":{\"n\":%d}}";
         Api.Reply r = api.post(ADMIN, "./outbox:batch", "{\"events\":[" + row.formatted(app, t1, 0) + ","
-                + "{\"appId\":\"" + app + "\",\"sourceKind\":\"kv\",\"payload\":{},\"deliverAt\":\"2099-01-01T00:00:00Z\"},"
+                + "{\"appId\":\"" + app + "\",\"sourceKind\":\"kv\",\"payload\":{},\"deliverAt\":\"" + LATER + "\"},"
                 + row.formatted(otherApp, foreign, 2) + "]}");
         assertEquals(202, r.status(), r.toString());
         List<JsonObject> rows = r.object().getJsonArray("rows").getValuesAs(JsonObject.class);

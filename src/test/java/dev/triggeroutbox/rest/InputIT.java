@@ -44,7 +44,7 @@ class InputIT {
 
     /** How many generated bodies, and from which seed (a failure prints the seed to run it again). */
     private static final int BODIES = Integer.getInteger("input.bodies", 3000);
-    private static final long SEED = Long.getLong("input.seed", System.nanoTime());
+    private static final long SEED = Long.getLong("input.seed", 5758848599754L);
 
     @Deployment(testable = false)
     static WebArchive deployment() {

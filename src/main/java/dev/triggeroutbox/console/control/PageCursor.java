@@ -2,6 +2,7 @@ package dev.triggeroutbox.console.control;
 
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Base64;
 import java.util.UUID;
 
@@ -23,7 +24,8 @@ public record PageCursor(OffsetDateTime at, UUID id) {
             if (parts.length != 2) {
                 throw new IllegalArgumentException("not a cursor");
             }
-            OffsetDateTime at = OffsetDateTime.parse(parts[0]);
+            // in UTC: PostgreSQL holds offsets within ±15:59 only, Java up to ±18:00
+            OffsetDateTime at = OffsetDateTime.parse(parts[0]).withOffsetSameInstant(ZoneOffset.UTC);
             // every cursor handed out holds a database time; a forged one past timestamptz would fail the query
             if (at.getYear() < 1 || at.getYear() > 9999) {
                 throw new IllegalArgumentException("not a cursor");

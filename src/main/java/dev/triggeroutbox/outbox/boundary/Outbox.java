@@ -5,6 +5,7 @@ import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.OutboxWriter;
+import dev.triggeroutbox.outbox.control.ReplySlots;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.NewEvent;
@@ -51,11 +52,17 @@ public class Outbox {
     @Inject
     OutboxLimits limits;
 
-    /** Enqueues one row. */
+    @Inject
+    ReplySlots replySlots;
+
+    /**
+     * Enqueues one row. A row naming its own {@code replyTo} is refused (409 {@code reply-taken}) when
+     * another row has that reply id, waiting or answered: reply ids are one per row.
+     */
     @Transactional(Transactional.TxType.SUPPORTS)
     public OutboxId enqueue(NewOutboxRow row) throws SQLException {
         limits.check(row);
-        OutboxId id = writer.insert(row);
+        OutboxId id = row.replyTo() == null ? writer.insert(row) : replySlots.writing(row.replyTo(), () -> writer.insert(row));
         wakeup.written(row.sourceKind(), 1);
         return id;
     }
@@ -146,6 +153,7 @@ public class Outbox {
     public List<OutboxId> enqueueAll(List<NewOutboxRow> rows) throws SQLException {
         limits.checkBatchSize(rows.size());
         rows.forEach(limits::check);
+        replySlots.takeAll(rows.stream().map(NewOutboxRow::replyTo).filter(java.util.Objects::nonNull).toList());
         List<OutboxId> ids = batches.insert(rows);
         Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
         rows.forEach(r -> kinds.merge(r.sourceKind(), 1, Integer::sum));

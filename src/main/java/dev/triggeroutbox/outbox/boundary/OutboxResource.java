@@ -3,7 +3,6 @@ package dev.triggeroutbox.outbox.boundary;
 import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
-import dev.triggeroutbox.outbox.control.ReplySlots;
 import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.control.UnknownTriggerException;
 import dev.triggeroutbox.outbox.entity.AppId;
@@ -45,8 +44,6 @@ public class OutboxResource {
     @Inject
     RowStatus status;
 
-    @Inject
-    ReplySlots replySlots;
 
     @Inject
     OutboxLimits limits;
@@ -74,12 +71,6 @@ public class OutboxResource {
             NewOutboxRow row = read.toNew(payloadText, Callers.name(caller));
             OutboxId id;
             try {
-                if (replyTo != null) {
-                    Payloads.write(() -> {
-                        replySlots.take(replyTo);
-                        return replyTo;
-                    });
-                }
                 id = Payloads.write(() -> outbox.enqueue(row));
             } catch (UnknownTriggerException e) {
                 throw ApiException.notFound("trigger " + read.trigger());

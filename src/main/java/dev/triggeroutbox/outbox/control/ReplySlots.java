@@ -9,6 +9,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -30,6 +33,43 @@ public class ReplySlots {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public void take(OutboxId replyTo) throws SQLException {
+        check(replyTo);
+    }
+
+    /** Takes every reply id of rows about to be written together (refused, 409, when two of them share one). */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void takeAll(List<OutboxId> replyTos) throws SQLException {
+        Set<OutboxId> seen = new HashSet<>();
+        for (OutboxId replyTo : replyTos) {
+            if (!seen.add(replyTo)) {
+                throw taken(replyTo);
+            }
+            check(replyTo);
+        }
+    }
+
+    /**
+     * Takes {@code replyTo} and runs {@code write} (the row naming it) in one transaction: the caller's, or
+     * one of its own when there is none, so the lock holds until the row is committed.
+     */
+    @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
+    public <T> T writing(OutboxId replyTo, Write<T> write) throws SQLException {
+        check(replyTo);
+        return write.run();
+    }
+
+    /** A write that may fail with the database. */
+    @FunctionalInterface
+    public interface Write<T> {
+        T run() throws SQLException;
+    }
+
+    private static ApiException taken(OutboxId replyTo) {
+        return new ApiException(409, "reply-taken", "Reply id taken",
+                "replyTo " + replyTo + " is already the reply id of another row: reply ids are one per row");
+    }
+
+    private void check(OutboxId replyTo) throws SQLException {
         String sql = """
                 SELECT EXISTS (SELECT 1 FROM outbox WHERE reply_to = ?)       -- 1: a row waiting for it
                     OR EXISTS (SELECT 1 FROM replies WHERE id = ?)            -- 2: an answer stored under it
@@ -46,8 +86,7 @@ public class ReplySlots {
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     if (rs.getBoolean(1)) {
-                        throw new ApiException(409, "reply-taken", "Reply id taken",
-                                "replyTo " + replyTo + " is already the reply id of another row: reply ids are one per row");
+                        throw taken(replyTo);
                     }
                 }
             }

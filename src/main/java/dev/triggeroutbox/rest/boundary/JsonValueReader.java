@@ -1,6 +1,8 @@
 package dev.triggeroutbox.rest.boundary;
 
+import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Jsons;
+import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
@@ -31,6 +33,20 @@ public class JsonValueReader implements MessageBodyReader<JsonValue> {
             MultivaluedMap<String, String> headers, InputStream body) {
         try (JsonReader reader = Jsons.reader(body)) {
             return reader.readValue();
+        } catch (UnsupportedOperationException e) {
+            // the parser's own bound on a number's length (1,100 characters), which keeps parsing linear
+            throw new ApiException(400, "number-too-long", "Number too long",
+                    "a number in the request body has more than 1,100 characters, more than this server reads");
+        } catch (NumberFormatException | ArithmeticException e) {
+            // an exponent past what a number can have (1e-2147483649): JSON allows it, nothing can hold it
+            throw new ApiException(400, "number-out-of-range", "Number out of range",
+                    "a number in the request body has an exponent no number can hold");
+        } catch (JsonException e) {
+            throw e; // not JSON: the malformed-JSON problem
+        } catch (RuntimeException e) {
+            // the parser's other bounds, which it signals with a bare RuntimeException (nesting past 1,000 levels)
+            throw new ApiException(400, "json-too-deep", "JSON nested too deeply",
+                    "the request body is nested deeper than the 1,000 levels this server reads");
         }
     }
 }

@@ -6,8 +6,10 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import java.math.BigDecimal;
+import java.time.DateTimeException;
 import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
+import java.time.ZoneOffset;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -133,10 +135,12 @@ public final class JsonBody {
     }
 
     public OffsetDateTime time(String name, boolean required) {
-        return parsed(name, required, OffsetDateTime::parse, "must be an RFC 3339 time, e.g. 2026-01-31T12:00:00Z");
+        // in UTC: PostgreSQL holds offsets within ±15:59 only, RFC 3339 and Java up to ±18:00
+        return parsed(name, required, t -> OffsetDateTime.parse(t).withOffsetSameInstant(ZoneOffset.UTC),
+                "must be an RFC 3339 time, e.g. 2026-01-31T12:00:00Z");
     }
 
-    /** A string field that must parse; {@code parse} may throw IllegalArgumentException or DateTimeParseException. */
+    /** A string field that must parse; {@code parse} may throw IllegalArgumentException or DateTimeException. */
     public <T> T parsed(String name, boolean required, Function<String, T> parse, String expected) {
         String s = string(name, required);
         if (s == null) {
@@ -144,7 +148,7 @@ public final class JsonBody {
         }
         try {
             return parse.apply(s);
-        } catch (IllegalArgumentException | DateTimeParseException e) {
+        } catch (IllegalArgumentException | DateTimeException e) {
             error(name, expected);
             return null;
         }
