@@ -2,7 +2,6 @@ package dev.triggeroutbox.rest.boundary;
 
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Jsons;
-import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
@@ -41,10 +40,11 @@ public class JsonValueReader implements MessageBodyReader<JsonValue> {
             // an exponent past what a number can have (1e-2147483649): JSON allows it, nothing can hold it
             throw new ApiException(400, "number-out-of-range", "Number out of range",
                     "a number in the request body has an exponent no number can hold");
-        } catch (JsonException e) {
-            throw e; // not JSON: the malformed-JSON problem
         } catch (RuntimeException e) {
-            // the parser's other bounds, which it signals with a bare RuntimeException (nesting past 1,000 levels)
+            if (e.getClass() != RuntimeException.class) {
+                throw e; // not JSON (JsonException), or the body past its limit (BodyLimit's 413)
+            }
+            // the parser's nesting bound (1,000 levels), which it signals with a bare RuntimeException
             throw new ApiException(400, "json-too-deep", "JSON nested too deeply",
                     "the request body is nested deeper than the 1,000 levels this server reads");
         }
