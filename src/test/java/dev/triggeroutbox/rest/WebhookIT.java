@@ -3,6 +3,7 @@ package dev.triggeroutbox.rest;
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +13,8 @@ import dev.triggeroutbox.it.Eventually;
 import jakarta.json.JsonObject;
 import java.net.URL;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -122,6 +125,90 @@ class WebhookIT {
             assertEquals("2", got.header("outbox-trigger-depth"));
         }
         assertFalse(receiver.at("/one").get(0).header("webhook-id").equals(receiver.at("/two").get(0).header("webhook-id")));
+    }
+
+    private static boolean verifies(String secret, Receiver.Request got, String signatures) {
+        return StandardWebhooksVerifier.verify(secret, got.header("webhook-id"), got.header("webhook-timestamp"), signatures,
+                got.body());
+    }
+
+    /** The IT server's overlap is short (outbox.webhook.secret-overlap-ms=6000 in pom.xml), so the test sees it end. */
+    @Test
+    void aRotatedSecretIsAnsweredOnceAndSignsBesideTheOldOneUntilTheOverlapEnds() {
+        receiver.script("/rotating", n -> Receiver.Answer.of(204));
+        JsonObject created = webhook("kv", "/rotating", null);
+        String trigger = created.getString("id");
+        String old = created.getString("secret");
+        String path = "apps/" + app + "/triggers/" + trigger + "/secret";
+        Map<String, String> key = Map.of("Idempotency-Key", "rotate-" + trigger);
+
+        Api.Reply rotated = api.call(ADMIN, "POST", path, null, key);
+        assertEquals(200, rotated.status(), rotated.toString());
+        String fresh = rotated.object().getString("secret");
+        assertTrue(fresh.startsWith("whsec_"), fresh);
+        assertNotEquals(old, fresh);
+        assertEquals(trigger, rotated.object().getString("id"));
+        Instant expires = OffsetDateTime.parse(rotated.object().getString("previousSecretExpiresAt")).toInstant();
+
+        Api.Reply repeat = api.call(ADMIN, "POST", path, null, key);
+        assertEquals(200, repeat.status(), repeat.toString());
+        assertFalse(repeat.object().containsKey("secret"), "a repeat answers the trigger without the secret: " + repeat);
+        assertEquals(rotated.object().getString("previousSecretExpiresAt"), repeat.object().getString("previousSecretExpiresAt"),
+                "a repeat rotates nothing");
+        assertFalse(repeat.body().contains(fresh.substring(6)) || repeat.body().contains(old.substring(6)));
+        assertEquals(0, ItDatabase.count("SELECT count(*) FROM idempotency_keys WHERE body LIKE ?", "%" + fresh.substring(6) + "%"),
+                "the stored answer holds no secret");
+        assertFalse(api.get(ADMIN, "apps/" + app + "/triggers/" + trigger).object().containsKey("secret"));
+
+        String during = enqueue(trigger, "kv", "{\"n\":1}");
+        awaitStatus(during, "delivered");
+        Receiver.Request first = receiver.at("/rotating").get(0);
+        assertTrue(Long.parseLong(first.header("webhook-timestamp")) < expires.getEpochSecond(),
+                "the first delivery came after the overlap (" + expires + "): the machine was too slow to test it");
+        String[] both = first.header("webhook-signature").split(" ");
+        assertEquals(2, both.length, first.header("webhook-signature"));
+        assertTrue(verifies(fresh, first, both[0]) && !verifies(old, first, both[0]), "the new secret's signature first");
+        assertTrue(verifies(old, first, both[1]) && !verifies(fresh, first, both[1]), "then the old secret's");
+        assertTrue(verifies(fresh, first, first.header("webhook-signature")) && verifies(old, first, first.header("webhook-signature")),
+                "a receiver holding either secret accepts the delivery");
+
+        // the overlap ends on the database clock, the one this machine's clock also reads
+        Eventually.until(WAIT, () -> Instant.now().isAfter(expires.plusSeconds(1)), () -> "overlap until " + expires);
+        String after = enqueue(trigger, "kv", "{\"n\":2}");
+        awaitStatus(after, "delivered");
+        Receiver.Request second = receiver.at("/rotating").get(1);
+        assertEquals(after, second.header("webhook-id"));
+        assertEquals(1, second.header("webhook-signature").split(" ").length, second.header("webhook-signature"));
+        assertTrue(verifies(fresh, second, second.header("webhook-signature")));
+        assertFalse(verifies(old, second, second.header("webhook-signature")), "the old secret no longer signs");
+
+        assertTrue(api.get(ADMIN, "admin/audit?action=trigger.rotate-secret&targetId=" + trigger).object()
+                .getJsonArray("items").size() >= 1, "the rotation is audited");
+    }
+
+    @Test
+    void onlyAnExistingWebhookTriggerHasASecretToRotate() {
+        // this WAR deploys no handler and the server no broker: a webhook trigger made a handler one in the table
+        String handler = webhook("kv", "/unused", null).getString("id");
+        assertEquals(1, ItDatabase.update("UPDATE triggers SET target_type = 'handler', target = 'recorder' WHERE id = ?::uuid", handler));
+        Api.Reply notWebhook = api.call(ADMIN, "POST", "apps/" + app + "/triggers/" + handler + "/secret", null);
+        assertEquals(409, notWebhook.status(), notWebhook.toString());
+        assertTrue(notWebhook.isProblem(), notWebhook.toString());
+
+        JsonObject hook = webhook("kv", "/unused", null);
+        String path = "apps/" + app + "/triggers/" + hook.getString("id") + "/secret";
+        Api.Reply withBody = api.post(ADMIN, path, "{\"secret\":\"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"}");
+        assertEquals(400, withBody.status(), withBody.toString());
+        assertTrue(withBody.isProblem(), withBody.toString());
+        Api.Reply unknown = api.call(ADMIN, "POST", "apps/" + app + "/triggers/" + UUID.randomUUID() + "/secret", null);
+        assertEquals(404, unknown.status(), unknown.toString());
+        Api.Reply otherApp = api.call(ADMIN, "POST", "apps/" + UUID.randomUUID() + "/triggers/" + hook.getString("id") + "/secret",
+                null);
+        assertEquals(404, otherApp.status(), otherApp.toString());
+        Api.Reply producer = api.call(dev.triggeroutbox.support.ItUsers.PRODUCER_A, "POST", path, null);
+        assertEquals(403, producer.status(), producer.toString());
+        assertFalse(api.get(ADMIN, "apps/" + app + "/triggers/" + hook.getString("id")).object().containsKey("previousSecretExpiresAt"),
+                "no refused call rotated anything");
     }
 
     @Test

@@ -18,7 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Adds trigger changes (create, replace, delete under {@code /apps/{appId}/triggers}) to the admin
+ * Adds trigger changes (create, replace, delete, secret rotation under {@code /apps/{appId}/triggers}) to the admin
  * audit record once they succeeded. It runs after the change committed, so the triggers component
  * stays unaware of auditing; a record that cannot be written is logged, the change stands.
  */
@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
 public class TriggerAudit implements ContainerResponseFilter {
 
     private static final Logger LOG = Logger.getLogger(TriggerAudit.class.getName());
-    private static final Pattern TRIGGERS = Pattern.compile("/?apps/[^/]+/triggers(?:/([^/]+))?/?");
+    /** A trigger collection, one trigger, or its secret (group 1: the trigger id, group 2: the secret). */
+    private static final Pattern TRIGGERS = Pattern.compile("/?apps/[^/]+/triggers(?:/([^/]+)(/secret)?)?/?");
 
     @Inject
     AuditLog audit;
@@ -41,10 +42,12 @@ public class TriggerAudit implements ContainerResponseFilter {
         if (!path.matches()) {
             return;
         }
+        boolean one = path.group(1) != null && path.group(2) == null;
         String action = switch (request.getMethod()) {
-            case "POST" -> path.group(1) == null ? AuditLog.TRIGGER_CREATE : null;
-            case "PUT" -> path.group(1) == null ? null : AuditLog.TRIGGER_REPLACE;
-            case "DELETE" -> path.group(1) == null ? null : AuditLog.TRIGGER_DELETE;
+            case "POST" -> path.group(1) == null ? AuditLog.TRIGGER_CREATE
+                    : path.group(2) != null ? AuditLog.TRIGGER_ROTATE_SECRET : null;
+            case "PUT" -> one ? AuditLog.TRIGGER_REPLACE : null;
+            case "DELETE" -> one ? AuditLog.TRIGGER_DELETE : null;
             default -> null;
         };
         if (action == null) {

@@ -42,6 +42,7 @@ public class AuditLog implements HousekeepingJob {
     public static final String TRIGGER_CREATE = "trigger.create";
     public static final String TRIGGER_REPLACE = "trigger.replace";
     public static final String TRIGGER_DELETE = "trigger.delete";
+    public static final String TRIGGER_ROTATE_SECRET = "trigger.rotate-secret";
 
     @Inject
     DataSource dataSource;

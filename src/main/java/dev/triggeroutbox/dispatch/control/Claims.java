@@ -82,6 +82,7 @@ public class Claims {
                           o.next_attempt_at
             )
             SELECT c.*, t.target_type, t.target, t.secret, t.enabled, t.max_attempts AS trigger_max_attempts,
+                   t.previous_secret, t.previous_secret_expires_at,
                    (SELECT count(*) FROM window_rows) AS window_rows,
                    -- the earliest row of the window left for a later claim (no room, or past the limit)
                    (SELECT min(r.next_attempt_at) FROM ranked r WHERE r.id <> ALL (ARRAY(SELECT id FROM due))) AS left_from
@@ -181,7 +182,8 @@ public class Claims {
         String targetType = rs.getString("target_type");
         ClaimedRow.TriggerTarget trigger = targetType == null ? null
                 : new ClaimedRow.TriggerTarget(targetType, rs.getString("target"), rs.getString("secret"),
-                        rs.getBoolean("enabled"), (Integer) rs.getObject("trigger_max_attempts"));
+                        rs.getBoolean("enabled"), (Integer) rs.getObject("trigger_max_attempts"),
+                        rs.getString("previous_secret"), rs.getObject("previous_secret_expires_at", OffsetDateTime.class));
         return new ClaimedRow(
                 new OutboxId(rs.getObject("id", UUID.class)),
                 new AppId(rs.getObject("app_id", UUID.class)),

@@ -46,8 +46,24 @@ public record ClaimedRow(
                 rootExecutionId, attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, nanos);
     }
 
-    /** The trigger's side of the join; absent when the row names no trigger or the trigger was deleted. */
-    public record TriggerTarget(String targetType, String target, String secret, boolean enabled, Integer maxAttempts) {
+    /**
+     * The trigger's side of the join; absent when the row names no trigger or the trigger was deleted.
+     * {@code previousSecret} is the webhook secret the last rotation replaced, which still signs until
+     * {@code previousSecretExpiresAt} (both null when there is none).
+     */
+    public record TriggerTarget(String targetType, String target, String secret, boolean enabled, Integer maxAttempts,
+            String previousSecret, OffsetDateTime previousSecretExpiresAt) {
+
+        /** A target without a rotated-out secret. */
+        public TriggerTarget(String targetType, String target, String secret, boolean enabled, Integer maxAttempts) {
+            this(targetType, target, secret, enabled, maxAttempts, null, null);
+        }
+
+        @Override
+        public String toString() {
+            return "TriggerTarget[" + targetType + " " + target + ", enabled=" + enabled + ", maxAttempts=" + maxAttempts
+                    + ", secrets hidden]";
+        }
     }
 
     /** The row's own limit, else its trigger's, else the configured default. */

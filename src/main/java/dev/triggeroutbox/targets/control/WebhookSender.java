@@ -143,6 +143,7 @@ final class WebhookSender {
             result.complete(DeliveryResult.rejected("trigger " + row.triggerId() + " has no valid signing secret"));
             return;
         }
+        WebhookSignature previous = previousSignature(row.trigger());
         String origin = destination.origin();
         WebhookCircuits.Admission admission = circuits.admit(origin);
         if (!admission.send()) {
@@ -153,7 +154,7 @@ final class WebhookSender {
         byte[] body = row.payload().getBytes(StandardCharsets.UTF_8);
         long timestamp = clock.instant().getEpochSecond();
         Request request = client.newRequest(uri).method(HttpMethod.POST).timeout(answerWithin.toMillis(), TimeUnit.MILLISECONDS)
-                .headers(h -> headers(h, row, signature, timestamp, body))
+                .headers(h -> headers(h, row, signature, previous, timestamp, body))
                 .body(new BytesRequestContent("application/json", body));
         BoundedReply reply = new BoundedReply(REPLY_BYTES);
         reply.answer().whenComplete((answer, e) -> {
@@ -175,6 +176,22 @@ final class WebhookSender {
         request.send(reply);
     }
 
+    /**
+     * The signer of the secret a rotation replaced while its overlap lasts on the database clock (the
+     * one that signs the timestamp), else null. One that does not parse signs nothing: the new one still does.
+     */
+    private WebhookSignature previousSignature(ClaimedRow.TriggerTarget trigger) {
+        if (trigger.previousSecret() == null || trigger.previousSecretExpiresAt() == null
+                || !clock.instant().isBefore(trigger.previousSecretExpiresAt().toInstant())) {
+            return null;
+        }
+        try {
+            return signatures.get(trigger.previousSecret());
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     /** Scheme, host and port: what one circuit stands for. */
     static String origin(URI uri) {
         int port = uri.getPort() != -1 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
@@ -183,13 +200,17 @@ final class WebhookSender {
 
     /**
      * The signed headers of one attempt. {@code webhook-id} is the row id, the same on every retry, so
-     * receivers can drop duplicates; the timestamp and signature are fresh per attempt.
+     * receivers can drop duplicates; the timestamp and signature are fresh per attempt. During a secret's
+     * overlap ({@code previous} not null) the signature header holds two space-separated signatures, as
+     * Standard Webhooks allows: the new secret's first, then the replaced one's.
      */
-    static void headers(HttpFields.Mutable h, ClaimedRow row, WebhookSignature signature, long timestamp, byte[] body) {
+    static void headers(HttpFields.Mutable h, ClaimedRow row, WebhookSignature signature, WebhookSignature previous,
+            long timestamp, byte[] body) {
         String id = row.id().toString();
         h.put("webhook-id", id);
         h.put("webhook-timestamp", Long.toString(timestamp));
-        h.put("webhook-signature", signature.sign(id, timestamp, body));
+        String signed = signature.sign(id, timestamp, body);
+        h.put("webhook-signature", previous == null ? signed : signed + " " + previous.sign(id, timestamp, body));
         h.put("outbox-attempt", Integer.toString(row.attemptCount()));
         h.put("outbox-trigger-depth", Integer.toString(row.triggerDepth()));
         optional(h, "outbox-app-id", row.appId());

@@ -16,6 +16,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class WebhookSettings {
 
+    static final long MAX_SECRET_OVERLAP_MILLIS = 30L * 24 * 3600 * 1000;
+
     private static final Logger LOG = Logger.getLogger(WebhookSettings.class.getName());
 
     @Inject
@@ -38,6 +40,18 @@ public class WebhookSettings {
     @ConfigProperty(name = "outbox.webhook.circuit-max-open-ms", defaultValue = "60000")
     long circuitMaxOpenMillis;
 
+    /**
+     * How long, after {@code POST …/triggers/{id}/secret}, deliveries still carry a signature by the
+     * secret it replaced beside the new one (24 h by default, what webhook providers commonly give), so
+     * a receiver can deploy the new secret without refusing a delivery meanwhile. Longer leaves the old
+     * secret valid longer (after a leak, rotate with a short overlap); {@code 0} drops it at once, and
+     * receivers still holding it refuse deliveries until they switch. Measured on the database clock;
+     * at most 30 days, past which an old secret is no longer "rotated out".
+     */
+    @Inject
+    @ConfigProperty(name = "outbox.webhook.secret-overlap-ms", defaultValue = "86400000")
+    long secretOverlapMillis;
+
     private WebhookAddressPolicy addressPolicy;
 
     @PostConstruct
@@ -47,6 +61,8 @@ public class WebhookSettings {
         require(circuitFailures >= 0, "outbox.webhook.circuit-failures must be 0 (no circuit breaker) or more");
         require(circuitMaxOpenMillis >= WebhookCircuits.FIRST_OPEN_MILLIS,
                 "outbox.webhook.circuit-max-open-ms must be at least " + WebhookCircuits.FIRST_OPEN_MILLIS);
+        require(secretOverlapMillis >= 0 && secretOverlapMillis <= MAX_SECRET_OVERLAP_MILLIS,
+                "outbox.webhook.secret-overlap-ms must be 0 (no overlap) to " + MAX_SECRET_OVERLAP_MILLIS + " (30 days)");
         WebhookAllowList allowList;
         try {
             allowList = WebhookAllowList.parse(allowedHosts.orElse(""));
@@ -56,7 +72,7 @@ public class WebhookSettings {
         addressPolicy = new WebhookAddressPolicy(allowList, InetAddress::getAllByName);
         LOG.info(() -> "outbox webhook settings: timeout=" + timeoutMillis + "ms connectTimeout="
                 + connectTimeoutMillis + "ms circuitFailures=" + circuitFailures + " circuitMaxOpen="
-                + circuitMaxOpenMillis + "ms allowed " + allowList);
+                + circuitMaxOpenMillis + "ms secretOverlap=" + secretOverlapMillis + "ms allowed " + allowList);
     }
 
     private static void require(boolean ok, String message) {
@@ -81,6 +97,11 @@ public class WebhookSettings {
 
     public long circuitMaxOpenMillis() {
         return circuitMaxOpenMillis;
+    }
+
+    /** How long a rotated-out secret keeps signing beside the new one (0: not at all). */
+    public long secretOverlapMillis() {
+        return secretOverlapMillis;
     }
 
     /** The SSRF guard: whether a URL may be a webhook target (checked at registration and at each delivery). */

@@ -10,6 +10,7 @@ import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.JsonBody;
+import dev.triggeroutbox.targets.control.WebhookSettings;
 import dev.triggeroutbox.targets.control.WebhookSignature;
 import dev.triggeroutbox.triggers.control.TargetRules;
 import dev.triggeroutbox.triggers.control.Triggers;
@@ -61,6 +62,9 @@ public class TriggersResource {
 
     @Inject
     IdempotencyKeys idempotency;
+
+    @Inject
+    WebhookSettings webhooks;
 
     @Context
     SecurityContext caller;
@@ -150,6 +154,31 @@ public class TriggersResource {
         return json(t, newSecret);
     }
 
+    /**
+     * Issues a new webhook secret, answered with the trigger once, as at creation (a repeat with the same
+     * Idempotency-Key answers the trigger without it and rotates nothing). The replaced secret keeps
+     * signing beside the new one until {@code previousSecretExpiresAt} (outbox.webhook.secret-overlap-ms).
+     * Takes no body (or {@code {}}): the secret is always the server's. Same roles as replacing the trigger.
+     */
+    @POST
+    @Path("{id}/secret")
+    @Transactional(rollbackOn = Exception.class)
+    public Response rotateSecret(@PathParam("id") String id, @HeaderParam("Idempotency-Key") String key, String body) {
+        if (body != null && !body.isBlank() && !body.replaceAll("\\s", "").equals("{}")) {
+            throw ApiException.invalid("body", "must be empty: the new secret is made by the server");
+        }
+        app();
+        return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), "", () -> {
+            Trigger t = trigger(id);
+            if (t.targetType() != TargetType.WEBHOOK) {
+                throw new ApiException(409, "not-a-webhook", "Not a webhook trigger", "trigger " + id + " delivers to a "
+                        + t.targetType().wire() + " target; only webhook triggers have a signing secret");
+            }
+            triggers.rotateSecret(t, WebhookSignature.newSecret(), webhooks.secretOverlapMillis());
+            return new IdempotencyKeys.Answer(200, null, json(t, true).toString());
+        }, TriggersResource::withoutSecret).toResponse();
+    }
+
     @DELETE
     @Path("{id}")
     @Transactional(rollbackOn = Exception.class)
@@ -229,6 +258,7 @@ public class TriggersResource {
                 .add("misfire", s.misfire().wire()));
         t.nextFireAt().ifPresent(n -> json.add("nextFireAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(n)));
         t.lastFiredAt().ifPresent(n -> json.add("lastFiredAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(n)));
+        t.previousSecretExpiresAt().ifPresent(e -> json.add("previousSecretExpiresAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(e)));
         if (withSecret) {
             t.secret().ifPresent(s -> json.add("secret", s));
         }

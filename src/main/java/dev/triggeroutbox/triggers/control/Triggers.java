@@ -43,6 +43,28 @@ public class Triggers {
         }
     }
 
+    /**
+     * Gives a webhook trigger a new signing secret. The one it replaces keeps signing beside it for
+     * {@code overlapMillis} (0: not at all), measured on the database clock like the signed timestamps;
+     * a secret that was itself still in its overlap is dropped, so at most two ever sign. Written in SQL
+     * because the expiry is the database's time; the entity is read back afterwards.
+     */
+    public void rotateSecret(Trigger trigger, String newSecret, long overlapMillis) {
+        em.createNativeQuery("""
+                UPDATE triggers
+                SET previous_secret = CASE WHEN ?1 > 0 THEN secret END,                                  -- 1: overlap
+                    previous_secret_expires_at = CASE WHEN ?1 > 0 THEN now() + ?1 * interval '1 millisecond' END,
+                    secret = ?2,                                                                         -- 2: new secret
+                    updated_at = now()
+                WHERE id = ?3                                                                            -- 3: trigger
+                """)
+                .setParameter(1, overlapMillis)
+                .setParameter(2, newSecret)
+                .setParameter(3, trigger.id().value())
+                .executeUpdate();
+        em.refresh(trigger);
+    }
+
     public Optional<Trigger> find(AppId app, TriggerId id) {
         return Optional.ofNullable(em.find(Trigger.class, id.value()))
                 .filter(t -> t.appId().equals(app));

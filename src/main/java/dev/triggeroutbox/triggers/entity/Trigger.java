@@ -40,6 +40,10 @@ public class Trigger {
     @Column(name = "secret")
     private String secret;
 
+    /** Until when the secret a rotation replaced still signs; written only by the rotation's statement (Triggers). */
+    @Column(name = "previous_secret_expires_at", insertable = false, updatable = false)
+    private OffsetDateTime previousSecretExpiresAt;
+
     @Column(name = "script_id")
     private UUID scriptId;
 
@@ -107,9 +111,14 @@ public class Trigger {
         return target;
     }
 
-    /** The webhook signing secret; shown to the caller once, at creation. */
+    /** The webhook signing secret; shown to the caller once, at creation and at each rotation. */
     public Optional<String> secret() {
         return Optional.ofNullable(secret);
+    }
+
+    /** Until when deliveries are also signed with the secret the last rotation replaced (past: no longer). */
+    public Optional<OffsetDateTime> previousSecretExpiresAt() {
+        return Optional.ofNullable(previousSecretExpiresAt);
     }
 
     public Optional<ScriptId> scriptId() {

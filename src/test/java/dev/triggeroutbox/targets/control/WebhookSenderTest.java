@@ -126,6 +126,14 @@ class WebhookSenderTest {
                 OffsetDateTime.now(ZoneOffset.UTC), OffsetDateTime.now(ZoneOffset.UTC), new ClaimedRow.TriggerTarget("webhook", url, secret, true, null));
     }
 
+    /** A row of a trigger whose secret was rotated from {@code previous}, which signs until {@code expires}. */
+    private static ClaimedRow rotatedRow(String url, String secret, String previous, Instant expires) {
+        return new ClaimedRow(OutboxId.random(), new AppId(UUID.randomUUID()), "kv", new TriggerId(UUID.randomUUID()),
+                null, null, "{\"rotated\": true}", "alice", 0, null, 1, null, OffsetDateTime.now(ZoneOffset.UTC),
+                OffsetDateTime.now(ZoneOffset.UTC), new ClaimedRow.TriggerTarget("webhook", url, secret, true, null,
+                        previous, expires.atOffset(ZoneOffset.UTC)));
+    }
+
     private static DeliveryResult await(CompletableFuture<DeliveryResult> f) throws Exception {
         return f.get(10, TimeUnit.SECONDS);
     }
@@ -158,10 +166,46 @@ class WebhookSenderTest {
     }
 
     @Test
+    void duringASecretsOverlapBothSecretsSignNewFirst() throws Exception {
+        answer("/rotated", 204, Map.of(), new byte[0], 0);
+        String previous = WebhookSignature.newSecret();
+        ClaimedRow row = rotatedRow(base + "/rotated", SECRET, previous, NOW.plusSeconds(1));
+
+        assertInstanceOf(DeliveryResult.Delivered.class, await(sender().send(row)));
+
+        String header = seen.poll(5, TimeUnit.SECONDS).headers().getFirst("webhook-signature");
+        String[] signatures = header.split(" ");
+        assertEquals(2, signatures.length, header);
+        byte[] body = row.payload().getBytes(StandardCharsets.UTF_8);
+        String id = row.id().toString();
+        assertEquals(WebhookSignature.of(SECRET).sign(id, NOW.getEpochSecond(), body), signatures[0], "the new secret's first");
+        assertEquals(WebhookSignature.of(previous).sign(id, NOW.getEpochSecond(), body), signatures[1]);
+        assertFalse(signatures[0].equals(signatures[1]));
+    }
+
+    @Test
+    void afterTheOverlapOnlyTheNewSecretSigns() throws Exception {
+        answer("/expired", 204, Map.of(), new byte[0], 0);
+        ClaimedRow row = rotatedRow(base + "/expired", SECRET, WebhookSignature.newSecret(), NOW);
+
+        assertInstanceOf(DeliveryResult.Delivered.class, await(sender().send(row)));
+
+        assertEquals(WebhookSignature.of(SECRET).sign(row.id().toString(), NOW.getEpochSecond(),
+                row.payload().getBytes(StandardCharsets.UTF_8)), seen.poll(5, TimeUnit.SECONDS).headers().getFirst("webhook-signature"));
+    }
+
+    @Test
+    void aTriggerTargetNeverPrintsItsSecrets() {
+        String previous = WebhookSignature.newSecret();
+        String text = rotatedRow("https://hooks.example/in", SECRET, previous, NOW).trigger().toString();
+        assertFalse(text.contains(SECRET.substring(6)) || text.contains(previous.substring(6)), text);
+    }
+
+    @Test
     void omitsHeadersWithoutAValue() {
         ClaimedRow row = row("https://hooks.example/in", SECRET, null);
         HttpFields.Mutable h = HttpFields.build();
-        WebhookSender.headers(h, row, WebhookSignature.of(SECRET), 1_700_000_000L, new byte[0]);
+        WebhookSender.headers(h, row, WebhookSignature.of(SECRET), null, 1_700_000_000L, new byte[0]);
         assertNull(h.get("outbox-root-execution-id"));
         assertEquals(List.of("1700000000"), h.getValuesList("webhook-timestamp"));
     }
