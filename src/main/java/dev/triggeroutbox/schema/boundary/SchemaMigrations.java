@@ -7,7 +7,6 @@ import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -35,8 +34,6 @@ public class SchemaMigrations {
     static final Duration LOCK_TIMEOUT = Duration.ofSeconds(5);
     /** Tries of a migration that timed out on a lock before the deployment fails. */
     static final int TRIES = 3;
-    /** PostgreSQL's SQLSTATE for a lock not obtained in time. */
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     @Inject
     DataSource dataSource;
@@ -48,22 +45,13 @@ public class SchemaMigrations {
                 migrateOnce();
                 return;
             } catch (RuntimeException e) {
-                if (attempt == TRIES || !lockTimedOut(e)) {
+                if (attempt == TRIES || !MigrationConnections.lockTimedOut(e)) {
                     throw e;
                 }
                 LOG.warning("outbox schema migration waited " + LOCK_TIMEOUT.toSeconds()
                         + " s for a table lock held by another transaction; rolled back, trying again (" + attempt + "/" + TRIES + ")");
             }
         }
-    }
-
-    private static boolean lockTimedOut(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql && LOCK_NOT_AVAILABLE.equals(sql.getSQLState())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private void migrateOnce() {

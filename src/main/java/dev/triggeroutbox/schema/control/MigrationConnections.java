@@ -20,7 +20,20 @@ import javax.sql.DataSource;
  */
 public final class MigrationConnections {
 
+    /** PostgreSQL's SQLSTATE for a lock not obtained in time. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+
     private MigrationConnections() {
+    }
+
+    /** Whether a failure (Flyway's, with the driver's exception somewhere among its causes) was a lock timeout. */
+    public static boolean lockTimedOut(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && LOCK_NOT_AVAILABLE.equals(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public static DataSource withLockTimeout(DataSource pooled, Duration lockTimeout) {
