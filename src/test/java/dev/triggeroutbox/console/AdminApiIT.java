@@ -133,6 +133,29 @@ class AdminApiIT {
     }
 
     @Test
+    void aPageOfLargeDeadLettersStopsAtItsByteBoundAndTheNextPageGoesOn() {
+        UUID app = UUID.randomUUID();
+        List<String> newestFirst = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            UUID id = deadLetter(app, "kv", "too big for the target", 100 - i, null);
+            // stored as {"s": "x…x"}: 9 bytes around the text, 256 KiB in all
+            ItDatabase.update("UPDATE dead_letters SET payload = jsonb_build_object('s', repeat('x', 262144 - 9)) WHERE id = ?", id);
+            newestFirst.add(0, id.toString());
+        }
+        assertEquals(262144, ItDatabase.count("SELECT octet_length(payload::text) FROM dead_letters WHERE id = ?::uuid",
+                newestFirst.get(0)));
+
+        Api.Reply first = api.get(ADMIN, "admin/dead-letters?appId=" + app + "&limit=500");
+        assertEquals(200, first.status(), first.toString());
+        List<JsonObject> items = first.object().getJsonArray("items").getValuesAs(JsonObject.class);
+        // 16 payloads of 256 KiB are the 4 MiB bound: the 17th would pass it, so the page ends before it
+        assertEquals(16, items.size());
+        assertEquals(262144 - 9, items.get(15).getJsonObject("payload").getString("s").length(), "payloads come whole");
+        assertFalse(first.object().isNull("nextCursor"), "more to come");
+        assertEquals(newestFirst, ids("admin/dead-letters?appId=" + app + "&limit=500"), "the next pages go on without loss");
+    }
+
+    @Test
     void oneDeadLetterInFull() {
         UUID app = UUID.randomUUID();
         UUID trigger = UUID.fromString(trigger(app, "files", "recorder"));

@@ -31,18 +31,48 @@ public class DeadLetters {
     @Inject
     DataSource dataSource;
 
+    /**
+     * Most payload bytes (as stored text) one page holds. Rows alone do not bound a page: 500 payloads of
+     * 256 KiB would be 125 MiB in the driver and again as JSON. A page stops at the row that takes it past
+     * this bound and says there is more, so it holds at most the bound plus one payload; 4 MiB is 16
+     * payloads of the largest default size, and thousands of ordinary ones.
+     */
+    public static final long PAGE_PAYLOAD_BYTES = 4L << 20;
+
     public JsonObject page(DeadLetterFilter filter, int limit, PageCursor after) throws SQLException {
+        return page(filter, limit, after, PAGE_PAYLOAD_BYTES);
+    }
+
+    /**
+     * A page of at most {@code limit} rows, ending early after the row whose payload takes the page past
+     * {@code maxPayloadBytes}. Rows after that one come without their payload (never read into memory):
+     * the first of them only says that another page exists.
+     */
+    JsonObject page(DeadLetterFilter filter, int limit, PageCursor after, long maxPayloadBytes) throws SQLException {
         String sql = """
                 SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth, attempt_count,
-                       last_error, created_at, dead_at, payload::text AS payload
-                FROM dead_letters
-                WHERE %s                                                              -- 1..6: filter
-                  AND (?::timestamptz IS NULL OR (dead_at, id) < (?::timestamptz, ?::uuid))  -- 7..9: cursor
+                       last_error, created_at, dead_at,
+                       CASE WHEN bytes_before < ? THEN payload END AS payload,        -- 1: byte bound
+                       bytes_before < ? AS fits                                       -- 2: byte bound
+                FROM (
+                    SELECT c.*, coalesce(sum(octet_length(c.payload)) OVER (ORDER BY c.dead_at DESC, c.id DESC
+                               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS bytes_before
+                    FROM (
+                        SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth, attempt_count,
+                               last_error, created_at, dead_at, payload::text AS payload
+                        FROM dead_letters
+                        WHERE %s                                                      -- 3..8: filter
+                          AND (?::timestamptz IS NULL OR (dead_at, id) < (?::timestamptz, ?::uuid))  -- 9..11: cursor
+                        ORDER BY dead_at DESC, id DESC
+                        LIMIT ?                                                       -- 12: page size + 1
+                    ) c
+                ) w
                 ORDER BY dead_at DESC, id DESC
-                LIMIT ?                                                               -- 10: page size + 1
                 """.formatted(DeadLetterFilter.WHERE);
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            int i = filter.bind(ps, 1);
+            ps.setLong(1, maxPayloadBytes);
+            ps.setLong(2, maxPayloadBytes);
+            int i = filter.bind(ps, 3);
             ps.setObject(i, after == null ? null : after.at(), Types.TIMESTAMP_WITH_TIMEZONE);
             ps.setObject(i + 1, after == null ? null : after.at(), Types.TIMESTAMP_WITH_TIMEZONE);
             ps.setObject(i + 2, after == null ? null : after.id(), Types.OTHER);
@@ -52,7 +82,7 @@ public class DeadLetters {
             boolean more = false;
             try (ResultSet rs = ps.executeQuery()) {
                 for (int n = 0; rs.next(); n++) {
-                    if (n == limit) {
+                    if (n == limit || !rs.getBoolean("fits")) {
                         more = true; // the extra row only says that another page exists
                         break;
                     }

@@ -3,6 +3,7 @@ package dev.triggeroutbox.health.control;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
@@ -11,6 +12,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
@@ -25,6 +27,13 @@ public class HealthChecks {
     static final int SCHEMA_VERSION = 7;
     /** Missed ticks before the dispatcher counts as stalled. */
     static final int STALLED_AFTER_TICKS = 5;
+    /**
+     * How long one database check answers for every probe. The health paths are open to anyone, so each
+     * uncached probe would cost a pooled connection and a query: a flood of probes could empty the pool
+     * the dispatcher needs. One second keeps a load balancer's view fresh (probes come every few seconds)
+     * while a flood costs one query per second.
+     */
+    static final long DATABASE_CHECK_TTL_MILLIS = 1_000;
 
     /** One check's outcome, in the shape MicroProfile Health uses. */
     public record Check(String name, boolean up, JsonObject data) {
@@ -42,7 +51,20 @@ public class HealthChecks {
     @Inject
     DispatchCounters counters;
 
+    private CachedCheck cachedDatabase;
+
+    @PostConstruct
+    void cache() {
+        cachedDatabase = new CachedCheck(this::queryDatabase, System::nanoTime,
+                TimeUnit.MILLISECONDS.toNanos(DATABASE_CHECK_TTL_MILLIS));
+    }
+
+    /** The database check, as measured at most {@link #DATABASE_CHECK_TTL_MILLIS} ago. */
     public Check database() {
+        return cachedDatabase.get();
+    }
+
+    private Check queryDatabase() {
         JsonObjectBuilder data = Jsons.object();
         try (Connection con = dataSource.getConnection()) {
             try (PreparedStatement ps = con.prepareStatement("""
