@@ -133,6 +133,11 @@ public final class ProblemMappers {
             if (isMalformedJson(e)) {
                 return malformed(path(uri));
             }
+            if (thrownByTheJsonParser(e)) {
+                // where the server's own JSON-P reader reads the body (Jersey on Payara), not JsonValueReader
+                return Problems.response(400, "unreadable-json", "Unreadable JSON", "the request body is JSON past the "
+                        + "parser's bounds: a number over 1,100 characters or past any exponent, or nesting past 1,000 levels", path(uri));
+            }
             String incident = UUID.randomUUID().toString();
             LOG.log(Level.SEVERE, "incident " + incident + " on " + path(uri), e);
             return Problems.response(500, "internal", "Internal error",
@@ -148,6 +153,24 @@ public final class ProblemMappers {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof JsonException) {
                 return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the JSON parser (Parsson) itself threw {@code e} or one of its causes: its bounds on numbers and nesting. */
+    static boolean thrownByTheJsonParser(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (!(t instanceof RuntimeException)) {
+                continue;
+            }
+            for (StackTraceElement frame : t.getStackTrace()) { // the first frame past the JDK's (BigDecimal's refusal)
+                if (!frame.getClassName().startsWith("java.")) {
+                    if (frame.getClassName().startsWith("org.eclipse.parsson.")) {
+                        return true;
+                    }
+                    break;
+                }
             }
         }
         return false;
