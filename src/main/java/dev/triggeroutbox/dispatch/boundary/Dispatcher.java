@@ -104,6 +104,7 @@ public class Dispatcher {
     /** When the last tick began (nanoTime). */
     private volatile long lastTick = System.nanoTime();
     private volatile boolean standingIn;
+    private volatile boolean timerTicked;
     /** When the last whole look for expired leases ran (nanoTime); valid once recoveredUpTo is set. */
     private long lastRecovery;
     private java.time.OffsetDateTime recoveredUpTo;
@@ -165,7 +166,7 @@ public class Dispatcher {
                 LockSupport.parkNanos(this, bound - silent);
                 continue;
             }
-            if (!standingIn) {
+            if (!standingIn && timerTicked) { // before the timer's first tick (a slow boot) it stands in quietly
                 standingIn = true;
                 LOG.warning(() -> "the dispatcher's EJB timer has not ticked for " + TimeUnit.NANOSECONDS.toMillis(silent)
                         + " ms (was the clock stepped back?); ticking on the monotonic clock until it does");
@@ -176,6 +177,7 @@ public class Dispatcher {
 
     @Timeout
     void onTimer() {
+        timerTicked = true;
         if (standingIn) {
             standingIn = false;
             LOG.info("the dispatcher's EJB timer ticks again");
