@@ -3,6 +3,7 @@ package dev.triggeroutbox.console.boundary;
 import dev.triggeroutbox.console.control.Activity;
 import dev.triggeroutbox.console.control.AllTriggers;
 import dev.triggeroutbox.console.control.AuditLog;
+import dev.triggeroutbox.console.control.Counts;
 import dev.triggeroutbox.console.control.DeadLetters;
 import dev.triggeroutbox.console.control.Nodes;
 import dev.triggeroutbox.console.control.Stats;
@@ -46,9 +47,6 @@ import java.util.UUID;
 @Produces(MediaType.APPLICATION_JSON)
 public class AdminResource {
 
-    /** The activity chart reaches back at most three hours (the history index is a BRIN on finish time). */
-    private static final int MAX_MINUTES = 180;
-
     @Inject
     Stats stats;
 
@@ -86,7 +84,7 @@ public class AdminResource {
     @GET
     @Path("activity")
     public JsonObject activity(@QueryParam("minutes") String minutes) throws SQLException {
-        return activity.perMinute(AdminParams.bounded("minutes", minutes, 60, 1, MAX_MINUTES) - 1);
+        return activity.perMinute(AdminParams.bounded("minutes", minutes, 60, 1, Counts.MINUTES) - 1);
     }
 
     @GET

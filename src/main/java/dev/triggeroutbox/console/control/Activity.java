@@ -5,112 +5,103 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.OffsetDateTime;
-import javax.sql.DataSource;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * What the dispatchers finished, per minute, from the delivery history: rows delivered, rows
  * dead-lettered, and failed attempts (every attempt of a dead row, every attempt but the last of a
- * delivered one). Retries of rows still in the outbox show once those rows finish.
+ * delivered one); and how the work splits up by app or source kind. Retries of rows still in the
+ * outbox show once those rows finish. Read from the console's shared counts.
  */
 @ApplicationScoped
 public class Activity {
 
     @Inject
-    DataSource dataSource;
+    Counts counts;
 
     /** The last {@code minutes} whole minutes plus the current one, oldest first, empty minutes included. */
     public JsonObject perMinute(int minutes) throws SQLException {
-        String sql = """
-                WITH buckets AS (
-                    SELECT generate_series(date_trunc('minute', now()) - make_interval(mins => ?),  -- 1
-                                           date_trunc('minute', now()), interval '1 minute') AS minute
-                ), finished AS (
-                    SELECT date_trunc('minute', finished_at) AS minute,
-                           count(*) FILTER (WHERE outcome = 'delivered') AS delivered,
-                           count(*) FILTER (WHERE outcome = 'dead') AS dead,
-                           sum(CASE WHEN outcome = 'dead' THEN attempt_count ELSE attempt_count - 1 END) AS failed
-                    FROM delivery_history
-                    WHERE finished_at >= date_trunc('minute', now()) - make_interval(mins => ?)      -- 2
-                    GROUP BY 1
-                )
-                SELECT b.minute, coalesce(f.delivered, 0), coalesce(f.dead, 0), coalesce(f.failed, 0)
-                FROM buckets b LEFT JOIN finished f ON f.minute = b.minute
-                ORDER BY b.minute
-                """;
+        Counts.Snapshot snapshot = counts.snapshot();
         JsonArrayBuilder items = Jsons.array();
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setInt(1, minutes);
-            ps.setInt(2, minutes);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    items.add(Jsons.object()
-                            .add("minute", ConsoleJson.utc(rs.getObject(1, OffsetDateTime.class)))
-                            .add("delivered", rs.getLong(2))
-                            .add("dead", rs.getLong(3))
-                            .add("failedAttempts", rs.getLong(4)));
-                }
-            }
+        Counts.Finished[] all = snapshot.minutes();
+        for (int i = all.length - 1 - minutes; i < all.length; i++) {
+            long minute = snapshot.currentMinute() - (all.length - 1 - i);
+            items.add(Jsons.object()
+                    .add("minute", ConsoleJson.utc(Instant.ofEpochSecond(minute * 60).atOffset(ZoneOffset.UTC)))
+                    .add("delivered", all[i].delivered())
+                    .add("dead", all[i].dead())
+                    .add("failedAttempts", all[i].failedAttempts()));
         }
         return Jsons.object().add("items", items).build();
     }
 
-    /** How the work splits up by one dimension; the column is chosen here, never by the caller's text. */
+    /** How the work splits up by one dimension. */
     public enum By {
-        SOURCE_KIND("source_kind", "sourceKind"), APP("app_id", "appId");
+        SOURCE_KIND("sourceKind") {
+            @Override
+            String of(Counts.Group g) {
+                return g.sourceKind();
+            }
+        },
+        APP("appId") {
+            @Override
+            String of(Counts.Group g) {
+                return g.appId().toString();
+            }
+        };
 
-        final String column;
         final String field;
 
-        By(String column, String field) {
-            this.column = column;
+        By(String field) {
             this.field = field;
+        }
+
+        abstract String of(Counts.Group g);
+    }
+
+    /** One line of a breakdown: {@code waiting} is pending and scheduled, {@code inFlight} under a lease. */
+    private record Line(String key, long waiting, long inFlight, long dead, long delivered, long deadLettered) {
+        Line plus(Line o) {
+            return new Line(key, waiting + o.waiting, inFlight + o.inFlight, dead + o.dead, delivered + o.delivered,
+                    deadLettered + o.deadLettered);
+        }
+
+        long weight() {
+            return waiting + inFlight + dead + delivered;
         }
     }
 
     /**
-     * Rows waiting and dead, and rows finished in the last hour, per source kind or app: the
-     * {@code limit} busiest first.
+     * Rows waiting and dead, and rows finished in the last hour (this minute and the 59 before it), per
+     * source kind or app: the {@code limit} busiest first.
      */
     public JsonObject breakdown(By by, int limit) throws SQLException {
-        String sql = """
-                WITH live AS (
-                    SELECT %1$s AS k, count(*) FILTER (WHERE claim_token IS NULL) AS waiting,
-                           count(*) FILTER (WHERE claim_token IS NOT NULL) AS in_flight
-                    FROM outbox GROUP BY 1
-                ), dead AS (
-                    SELECT %1$s AS k, count(*) AS dead FROM dead_letters GROUP BY 1
-                ), hour AS (
-                    SELECT %1$s AS k, count(*) FILTER (WHERE outcome = 'delivered') AS delivered,
-                           count(*) FILTER (WHERE outcome = 'dead') AS dead_lettered
-                    FROM delivery_history WHERE finished_at > now() - interval '1 hour' GROUP BY 1
-                )
-                SELECT coalesce(l.k, d.k, h.k)::text AS k, coalesce(l.waiting, 0) AS waiting,
-                       coalesce(l.in_flight, 0) AS in_flight, coalesce(d.dead, 0) AS dead,
-                       coalesce(h.delivered, 0) AS delivered, coalesce(h.dead_lettered, 0) AS dead_lettered
-                FROM live l FULL JOIN dead d ON d.k = l.k FULL JOIN hour h ON h.k = coalesce(l.k, d.k)
-                ORDER BY waiting + in_flight + dead + delivered DESC, 1
-                LIMIT ?                                                              -- 1
-                """.formatted(by.column);
-        JsonArrayBuilder items = Jsons.array();
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setInt(1, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    items.add(Jsons.object()
-                            .add(by.field, rs.getString("k"))
-                            .add("waiting", rs.getLong("waiting"))
-                            .add("inFlight", rs.getLong("in_flight"))
-                            .add("dead", rs.getLong("dead"))
-                            .add("deliveredLastHour", rs.getLong("delivered"))
-                            .add("deadLetteredLastHour", rs.getLong("dead_lettered")));
-                }
-            }
+        Counts.Snapshot snapshot = counts.snapshot();
+        Map<String, Line> lines = new HashMap<>();
+        for (Counts.Live l : snapshot.live()) {
+            String key = by.of(l.group());
+            lines.merge(key, new Line(key, l.pending() + l.scheduled(), l.inFlight(), l.dead(), 0, 0), Line::plus);
         }
+        snapshot.lastHour().forEach((group, f) -> {
+            String key = by.of(group);
+            lines.merge(key, new Line(key, 0, 0, 0, f.delivered(), f.dead()), Line::plus);
+        });
+        JsonArrayBuilder items = Jsons.array();
+        lines.values().stream()
+                .sorted(Comparator.comparingLong(Line::weight).reversed().thenComparing(Line::key))
+                .limit(limit)
+                .forEach(l -> items.add(Jsons.object()
+                        .add(by.field, l.key())
+                        .add("waiting", l.waiting())
+                        .add("inFlight", l.inFlight())
+                        .add("dead", l.dead())
+                        .add("deliveredLastHour", l.delivered())
+                        .add("deadLetteredLastHour", l.deadLettered())));
         return Jsons.object().add("items", items).build();
     }
 }

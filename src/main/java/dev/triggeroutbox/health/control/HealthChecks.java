@@ -3,6 +3,7 @@ package dev.triggeroutbox.health.control;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
+import dev.triggeroutbox.platform.Reused;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -51,11 +52,11 @@ public class HealthChecks {
     @Inject
     DispatchCounters counters;
 
-    private CachedCheck cachedDatabase;
+    private Reused<Check, RuntimeException> cachedDatabase;
 
     @PostConstruct
     void cache() {
-        cachedDatabase = new CachedCheck(this::queryDatabase, System::nanoTime,
+        cachedDatabase = new Reused<>(this::queryDatabase, System::nanoTime,
                 TimeUnit.MILLISECONDS.toNanos(DATABASE_CHECK_TTL_MILLIS));
     }
 

@@ -1,25 +1,26 @@
-package dev.triggeroutbox.health.control;
+package dev.triggeroutbox.platform;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.health.control.HealthChecks;
 import jakarta.json.JsonValue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** The database check is run once per time-to-live however many probes ask; the clock is the test's. */
-class CachedCheckTest {
+/** The health probes' database check is run once per time-to-live however many probes ask; the clock is the test's. */
+class ReusedTest {
 
     private static final long TTL = 1_000_000_000L;
 
     private final AtomicLong clock = new AtomicLong(Long.MAX_VALUE - TTL / 2); // wraps during the test
     private final AtomicInteger runs = new AtomicInteger();
     private final AtomicBoolean databaseUp = new AtomicBoolean(true);
-    private final CachedCheck cached = new CachedCheck(() -> {
+    private final Reused<HealthChecks.Check, RuntimeException> cached = new Reused<>(() -> {
         runs.incrementAndGet();
         return new HealthChecks.Check("database", databaseUp.get(), JsonValue.EMPTY_JSON_OBJECT);
     }, clock::get, TTL);
