@@ -87,6 +87,20 @@ class HardeningIT {
     }
 
     @Test
+    void bodiesPastTheJsonParsersBoundsAreRefusedByNameOnEveryServer() {
+        // WildFly reads bodies with JsonValueReader, Payara's Jersey with its own reader: the same answers
+        Map<String, String> refusals = Map.of(
+                "number-too-long", "{\"payload\":{\"n\":" + "1".repeat(1_200) + "}}",
+                "number-out-of-range", "{\"payload\":{\"n\":1e-2147483649}}",
+                "json-too-deep", "{\"payload\":" + "[".repeat(1_100) + "]".repeat(1_100) + "}");
+        refusals.forEach((type, body) -> {
+            Api.Reply r = api.post(PRODUCER_A, "apps/" + APP_A + "/events", body);
+            assertEquals(400, r.status(), type + " -> " + r);
+            assertTrue(r.isProblem() && r.object().getString("type").endsWith(":" + type), type + " -> " + r);
+        });
+    }
+
+    @Test
     void aReplyIdBelongsToOneRowOnly() throws Exception {
         String trigger = trigger("kv", "{\"type\":\"handler\",\"name\":\"recorder\"}");
         UUID reply = UUID.randomUUID();

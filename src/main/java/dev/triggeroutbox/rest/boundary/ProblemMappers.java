@@ -112,6 +112,10 @@ public final class ProblemMappers {
             if (limit != null) {
                 return Problems.response(limit, path(uri));
             }
+            ApiException bound = parserBound(e);
+            if (bound != null) {
+                return Problems.response(bound, path(uri));
+            }
             return malformed(path(uri));
         }
     }
@@ -133,10 +137,9 @@ public final class ProblemMappers {
             if (isMalformedJson(e)) {
                 return malformed(path(uri));
             }
-            if (thrownByTheJsonParser(e)) {
-                // where the server's own JSON-P reader reads the body (Jersey on Payara), not JsonValueReader
-                return Problems.response(400, "unreadable-json", "Unreadable JSON", "the request body is JSON past the "
-                        + "parser's bounds: a number over 1,100 characters or past any exponent, or nesting past 1,000 levels", path(uri));
+            ApiException bound = parserBound(e);
+            if (bound != null) {
+                return Problems.response(bound, path(uri));
             }
             String incident = UUID.randomUUID().toString();
             LOG.log(Level.SEVERE, "incident " + incident + " on " + path(uri), e);
@@ -158,19 +161,39 @@ public final class ProblemMappers {
         return false;
     }
 
-    /** Whether the JSON parser (Parsson) itself threw {@code e} or one of its causes: its bounds on numbers and nesting. */
-    static boolean thrownByTheJsonParser(Throwable e) {
+    /**
+     * The JSON parser's (Parsson's) own refusal among {@code e} and its causes, as the problem it is:
+     * its bounds on a number's length and on nesting, and an exponent nothing can hold. Whichever reader
+     * ran the parser (JsonValueReader on WildFly, Jersey's on Payara), the answer is the same.
+     */
+    static ApiException parserBound(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (!(t instanceof RuntimeException)) {
-                continue;
-            }
-            for (StackTraceElement frame : t.getStackTrace()) { // the first frame past the JDK's (BigDecimal's refusal)
-                if (!frame.getClassName().startsWith("java.")) {
-                    if (frame.getClassName().startsWith("org.eclipse.parsson.")) {
-                        return true;
-                    }
-                    break;
+            if (t instanceof RuntimeException && thrownByTheJsonParser(t)) {
+                if (t instanceof UnsupportedOperationException) {
+                    // its bound on a number's length (1,100 characters), which keeps parsing linear
+                    return new ApiException(400, "number-too-long", "Number too long",
+                            "a number in the request body has more than 1,100 characters, more than this server reads");
                 }
+                if (t instanceof NumberFormatException || t instanceof ArithmeticException) {
+                    // an exponent past what a number can have (1e-2147483649): JSON allows it, nothing can hold it
+                    return new ApiException(400, "number-out-of-range", "Number out of range",
+                            "a number in the request body has an exponent no number can hold");
+                }
+                if (t.getClass() == RuntimeException.class) {
+                    // its nesting bound (1,000 levels), which it signals with a bare RuntimeException
+                    return new ApiException(400, "json-too-deep", "JSON nested too deeply",
+                            "the request body is nested deeper than the 1,000 levels this server reads");
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Whether Parsson threw {@code t} itself: the first frame past the JDK's (BigDecimal's refusal) is its own. */
+    private static boolean thrownByTheJsonParser(Throwable t) {
+        for (StackTraceElement frame : t.getStackTrace()) {
+            if (!frame.getClassName().startsWith("java.")) {
+                return frame.getClassName().startsWith("org.eclipse.parsson.");
             }
         }
         return false;
