@@ -2,6 +2,7 @@ package dev.triggeroutbox.console.boundary;
 
 import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.rest.control.Callers;
+import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
@@ -35,7 +36,8 @@ public class TriggerAudit implements ContainerResponseFilter {
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) throws IOException {
         int status = response.getStatus();
-        if (status < 200 || status > 299 || request.getSecurityContext().getUserPrincipal() == null) {
+        if (status < 200 || status > 299 || request.getSecurityContext().getUserPrincipal() == null
+                || response.getHeaders().containsKey(IdempotencyKeys.REPLAYED)) { // a repeat changed nothing
             return;
         }
         Matcher path = TRIGGERS.matcher(request.getUriInfo().getPath());

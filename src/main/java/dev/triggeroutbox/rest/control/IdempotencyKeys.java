@@ -33,15 +33,29 @@ public class IdempotencyKeys implements HousekeepingJob {
     static final int PRUNE_CHUNK = 10_000;
 
     /** What a POST answered: status, Location (may be null) and the JSON body. */
-    public record Answer(int status, String location, String body) {
+    /**
+     * An answer; {@code replayed} when it is the stored answer of an earlier request with the same key,
+     * said by the header {@value #REPLAYED} (so clients, and the audit, can tell a repeat from a new change).
+     */
+    public record Answer(int status, String location, String body, boolean replayed) {
+        public Answer(int status, String location, String body) {
+            this(status, location, body, false);
+        }
+
         public Response toResponse() {
             Response.ResponseBuilder r = Response.status(status).type("application/json").entity(body);
             if (location != null) {
                 r.header("Location", location);
             }
+            if (replayed) {
+                r.header(REPLAYED, "true");
+            }
             return r.build();
         }
     }
+
+    /** The header on an answer given again for a repeated {@code Idempotency-Key}. */
+    public static final String REPLAYED = "Idempotent-Replayed";
 
     @Inject
     DataSource dataSource;
@@ -120,7 +134,7 @@ public class IdempotencyKeys implements HousekeepingJob {
                     throw ApiException.unprocessable("idempotency-key-reused",
                             "this Idempotency-Key was used for a different request");
                 }
-                return new Answer(rs.getInt("status"), rs.getString("location"), rs.getString("body"));
+                return new Answer(rs.getInt("status"), rs.getString("location"), rs.getString("body"), true);
             }
         }
     }
