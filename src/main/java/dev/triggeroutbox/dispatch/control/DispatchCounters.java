@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
 @ApplicationScoped
 public class DispatchCounters {
 
+    private final LongAdder claimed = new LongAdder();
     private final LongAdder delivered = new LongAdder();
     private final LongAdder retried = new LongAdder();
     private final LongAdder deadLettered = new LongAdder();
@@ -101,6 +102,15 @@ public class DispatchCounters {
     /** Milliseconds since the poll timer last fired on this node, on the monotonic clock; -1 before the first tick. */
     public long millisSinceLastTick() {
         return ticked ? (System.nanoTime() - lastTickNanos) / 1_000_000 : -1;
+    }
+
+    /** Rows this node has claimed (each claim counts its rows). */
+    public long claimed() {
+        return claimed.sum();
+    }
+
+    void claimed(int rows) {
+        claimed.add(rows);
     }
 
     public long delivered() {

@@ -121,6 +121,7 @@ public class DispatchCycle {
             throw e;
         }
         List<ClaimedRow> rows = claim.rows();
+        counters.claimed(rows.size());
         permits.release(limit - rows.size());
         advance(node, cursor, claim, passedOver);
         if (!rows.isEmpty()) {

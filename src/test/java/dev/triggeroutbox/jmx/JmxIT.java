@@ -1,0 +1,102 @@
+package dev.triggeroutbox.jmx;
+
+import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.rest.Api;
+import dev.triggeroutbox.support.WildFlyOnly;
+import jakarta.json.JsonObject;
+import java.net.URL;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import javax.management.JMX;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A JMX client, as JConsole is one, connected through WildFly's management port (remote+http, the local
+ * user's silent authentication of this machine), reads the outbox's totals and this node's dispatcher and
+ * pauses and resumes dispatching: the same switch and the same audit record as the admin API's.
+ */
+@ExtendWith(ArquillianExtension.class)
+@WildFlyOnly("JMX through the management port; Payara Micro opens no JMX connector unless configured")
+class JmxIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.outboxWithTestHandlers();
+    }
+
+    @ArquillianResource
+    URL base;
+
+    private Api api;
+    private JMXConnector jmx;
+    private MBeanServerConnection server;
+
+    @BeforeEach
+    void connect() throws Exception {
+        api = new Api(base);
+        int port = Integer.getInteger("it.management.port", 9990);
+        jmx = JMXConnectorFactory.connect(new JMXServiceURL("service:jmx:remote+http://127.0.0.1:" + port));
+        server = jmx.getMBeanServerConnection();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        try {
+            api.post(ADMIN, "admin/dispatcher/resume", null);
+        } finally {
+            jmx.close();
+            api.close();
+        }
+    }
+
+    @Test
+    void aJmxConsoleSeesTheTotalsAndTheNodeAndPausesDispatching() throws Exception {
+        OutboxMXBean outbox = JMX.newMXBeanProxy(server, new ObjectName("dev.triggeroutbox:type=Outbox"), OutboxMXBean.class);
+        DispatcherMXBean node = JMX.newMXBeanProxy(server, new ObjectName("dev.triggeroutbox:type=Dispatcher"), DispatcherMXBean.class);
+
+        // the totals are the console's, from the same snapshot
+        JsonObject stats = api.get(ADMIN, "admin/stats").object();
+        Eventually.until(WAIT, () -> outbox.getCountsAsOf().equals(api.get(ADMIN, "admin/stats").object().getString("asOf"))
+                        && outbox.getDead() == api.get(ADMIN, "admin/stats").object().getJsonNumber("dead").longValue(),
+                () -> outbox.getCountsAsOf() + " dead " + outbox.getDead() + " vs " + stats);
+        assertTrue(OffsetDateTime.parse(outbox.getCountsAsOf()).isAfter(OffsetDateTime.now().minusMinutes(1)), outbox.getCountsAsOf());
+        assertTrue(outbox.getPending() >= 0 && outbox.getScheduled() >= 0 && outbox.getOldestDueAgeSeconds() >= 0);
+
+        assertEquals("it-node-1", node.getNodeName());
+        assertTrue(node.isEnabled());
+        Eventually.until(WAIT, () -> node.getMillisSinceLastTick() >= 0 && node.getMillisSinceLastTick() < 5_000,
+                () -> "last tick " + node.getMillisSinceLastTick() + " ms ago");
+        assertTrue(node.getInFlight() >= 0 && node.getClaimsPerSecond() >= 0 && node.getDeliveriesPerSecond() >= 0);
+        assertTrue(node.getDeliveredTotal() <= node.getClaimedTotal(), "delivered " + node.getDeliveredTotal()
+                + " of " + node.getClaimedTotal() + " claimed");
+
+        // pause through JMX: the switch the admin API shows, audited as a pause by "jmx"
+        outbox.pause();
+        assertTrue(outbox.isPaused());
+        assertTrue(api.get(ADMIN, "admin/stats").object().getBoolean("paused"));
+        JsonObject audited = api.get(ADMIN, "admin/audit?action=dispatcher.pause").object().getJsonArray("items").getJsonObject(0);
+        assertEquals("jmx", audited.getString("principal"), audited.toString());
+        outbox.resume();
+        assertEquals(false, outbox.isPaused());
+        assertEquals(false, api.get(ADMIN, "admin/stats").object().getBoolean("paused"));
+    }
+}
