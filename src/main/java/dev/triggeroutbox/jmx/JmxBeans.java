@@ -68,11 +68,12 @@ public class JmxBeans {
 
     @PostConstruct
     void register() {
-        register("Outbox", OutboxMXBean.class, new OutboxView());
-        register("Dispatcher", DispatcherMXBean.class, new DispatcherView());
+        // not an overload of this method: Payara finds a lifecycle callback by its name alone
+        publish("Outbox", OutboxMXBean.class, new OutboxView());
+        publish("Dispatcher", DispatcherMXBean.class, new DispatcherView());
     }
 
-    private <T> void register(String type, Class<T> view, T bean) {
+    private <T> void publish(String type, Class<T> view, T bean) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         T inContext = context.createContextualProxy(bean, view);
         try {
