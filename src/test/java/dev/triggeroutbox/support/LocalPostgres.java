@@ -40,6 +40,8 @@ public final class LocalPostgres implements AutoCloseable {
                 .setDataDirectory(dataDir)
                 .setCleanDataDirectory(!keepData)
                 .setServerConfig("max_connections", "200")
+                // the library waits 10 s by default; a busy 2-core machine (a build beside it) takes longer
+                .setPGStartupWait(java.time.Duration.ofSeconds(60))
                 .start();
     }
 

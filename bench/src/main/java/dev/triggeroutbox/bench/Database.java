@@ -49,6 +49,7 @@ final class Database implements AutoCloseable {
                     .setDataDirectory(dir)
                     .setCleanDataDirectory(true)
                     .setServerConfig("max_connections", "200")
+                    .setPGStartupWait(java.time.Duration.ofSeconds(60)) // 10 s by default: too short on a busy machine
                     .start();
         } catch (IOException | RuntimeException e) {
             delete(dir);

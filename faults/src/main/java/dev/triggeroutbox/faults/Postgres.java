@@ -53,6 +53,7 @@ final class Postgres implements AutoCloseable {
                     .setCleanDataDirectory(false) // never: close() after a crash must not delete the data
                     .setServerConfig("max_connections", "300")
                     .setServerConfig("synchronous_commit", "on")
+                    .setPGStartupWait(java.time.Duration.ofSeconds(60)) // 10 s by default: too short on a busy machine
                     .start();
         } catch (IOException | RuntimeException e) {
             throw new IOException("embedded PostgreSQL did not start on port " + port
