@@ -36,7 +36,8 @@ public final class SecondNode implements AutoCloseable {
     /**
      * Starts the node and waits until the WAR is deployed.
      *
-     * @param properties extra system properties, e.g. {@code -Doutbox.dispatch.enabled=false}
+     * @param properties extra system properties, e.g. {@code -Doutbox.dispatch.enabled=false}; they come after
+     *                   the defaults, so one of the same name wins
      */
     public static SecondNode start(String... properties) throws IOException, InterruptedException {
         Path jbossHome = Path.of(System.getProperty("jboss.home"));
@@ -53,6 +54,11 @@ public final class SecondNode implements AutoCloseable {
         } catch (MalformedURLException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** What the node has written to its console so far (its log at INFO and above). */
+    public String log() throws IOException {
+        return Files.readString(base.resolve("console.log"));
     }
 
     private void launch(Path jbossHome, List<String> properties) throws IOException, InterruptedException {

@@ -109,6 +109,9 @@ public final class Benchmark {
         if (s.runs("bloat")) {
             results.bloat = BloatPhase.run(bench);
         }
+        if (s.runs("notify")) {
+            results.notifyCost = NotifyPhase.run(bench);
+        }
         // last, because switching the wake-up off redeploys the WAR with a changed setting
         if (s.runs("latency")) {
             results.latency = LatencyPhase.run(bench);
@@ -164,7 +167,11 @@ public final class Benchmark {
                 + "transaction (`Outbox.publish`); a transaction synchronization records `System.nanoTime()` at "
                 + "commit and the no-op handler records it at delivery start, both in the server's JVM (a delivery that "
                 + "starts before the producer thread has run that synchronization counts as 0 ms). Wake-up off: "
-                + "`outbox.dispatch.wake-on-commit=false`, set on the server and the WAR redeployed.");
+                + "`outbox.dispatch.wake-on-commit=false` and `outbox.dispatch.notify=false`, set on the server and the WAR "
+                + "redeployed.");
+        r.notes.add("Notify: the REST publish (wrk when installed, else the JDK clients) and the Java API publish (one "
+                + "event per JTA transaction) as in Enqueue, with `outbox.dispatch.notify` on and off (the WAR redeployed "
+                + "between), beside the INSERT floor of the same moment; rounds alternate the order (on, off; off, on).");
         r.notes.add("Backlog: the product's claim statement run from the harness with the dispatcher paused, each run "
                 + "rolled back; 3 warm-up runs, then the median of 15.");
         r.notes.add("Bloat: a feeder keeps about 20,000 due rows in front of the running dispatcher; rows/s are "

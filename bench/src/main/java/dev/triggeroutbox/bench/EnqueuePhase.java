@@ -82,7 +82,7 @@ final class EnqueuePhase {
         return e;
     }
 
-    private static Results.Throughput javaApi(Bench bench, String label, int batch) throws Exception {
+    static Results.Throughput javaApi(Bench bench, String label, int batch) throws Exception {
         Settings s = bench.settings();
         String answer = bench.api().javaApiEnqueue(bench.tables().app(), s.clients(), s.enqueueSeconds(), s.enqueueWarmupSeconds(), batch);
         Results.Throughput measured = new Results.Throughput(label, (long) Api.number(answer, "rows"), Api.number(answer, "seconds"));
@@ -155,7 +155,7 @@ final class EnqueuePhase {
         return "{\"sourceKind\":\"kv\",\"payload\":" + SignedPosts.payload(seq) + "}";
     }
 
-    private static Results.Throughput rest(Bench bench) throws Exception {
+    static Results.Throughput rest(Bench bench) throws Exception {
         String path = "/apps/" + bench.tables().app() + "/events";
         return timed(bench, "REST publish", 1, (client, toClose) -> {
             HttpClient http = Api.newClient();
@@ -175,7 +175,7 @@ final class EnqueuePhase {
      * client costs next to nothing of the two cores. Every request carries the same body: there is no
      * idempotency key, so each is one event.
      */
-    private static Results.Throughput restWithWrk(Bench bench) throws Exception {
+    static Results.Throughput restWithWrk(Bench bench) throws Exception {
         Settings s = bench.settings();
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Authorization", Api.AUTH);
@@ -219,7 +219,7 @@ final class EnqueuePhase {
         });
     }
 
-    private static Results.Throughput floor(Bench bench) throws Exception {
+    static Results.Throughput floor(Bench bench) throws Exception {
         OutboxTables t = bench.tables();
         return timed(bench, "single-row INSERT", 1, (connection, toClose) -> {
             Connection con = bench.db().connect();

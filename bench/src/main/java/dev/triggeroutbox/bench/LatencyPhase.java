@@ -2,6 +2,7 @@ package dev.triggeroutbox.bench;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Part 3: commit → delivery start at fixed offered loads, with the on-commit wake-up on, then off.
@@ -11,7 +12,8 @@ import java.util.List;
  * notes {@code System.nanoTime()} when the transaction has committed, and the no-op handler notes it
  * when the event's delivery starts; both in the server's JVM, so no clocks are compared and the time
  * the producer spends before its commit (HTTP, JSON, the insert) is not counted. Switching the wake-up
- * off sets {@code outbox.dispatch.wake-on-commit=false} on the server and redeploys the WAR.
+ * off sets {@code outbox.dispatch.wake-on-commit=false} and {@code outbox.dispatch.notify=false} on the server and
+ * redeploys the WAR.
  */
 final class LatencyPhase {
 
@@ -29,8 +31,9 @@ final class LatencyPhase {
         List<Results.LoadPoint> points = new ArrayList<>();
         for (boolean wake : new boolean[] {true, false}) {
             if (!wake) {
-                Progress.say("  redeploying with outbox.dispatch.wake-on-commit=false");
-                bench.server().redeployWith("outbox.dispatch.wake-on-commit", "false");
+                Progress.say("  redeploying with outbox.dispatch.wake-on-commit=false and outbox.dispatch.notify=false");
+                // both: with the NOTIFY on, this node's own listener would wake it at each commit
+                bench.server().redeployWith(Map.of("outbox.dispatch.wake-on-commit", "false", "outbox.dispatch.notify", "false"));
                 bench.settle();
             }
             // warm-up, not reported: the producer and delivery paths of this deployment are compiled

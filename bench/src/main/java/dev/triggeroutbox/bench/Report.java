@@ -77,6 +77,17 @@ final class Report {
             md.append(f("| single-row `INSERT` transactions on `outbox`, %d JDBC connections (the floor) | %,.0f | 1.00 |\n\n",
                     e.clients(), e.floor().perSecond()));
         }
+        if (r.notifyCost != null) {
+            md.append("## Notify: enqueue with `outbox.dispatch.notify` on and off\n\n");
+            md.append("| round | notify | REST publish (requests/s) | vs floor | Java API `Outbox.publish`, 1 row/tx (rows/s) | vs floor | INSERT floor (tx/s) |\n");
+            md.append("|---:|---|---:|---:|---:|---:|---:|\n");
+            for (Results.NotifyHalf h : r.notifyCost) {
+                md.append(f("| %d | %s | %,.0f | %.2f | %,.0f | %.2f | %,.0f |\n", h.round(), h.notifyOn() ? "on" : "off",
+                        h.rest().perSecond(), h.rest().perSecond() / h.floor().perSecond(), h.javaApi().perSecond(),
+                        h.javaApi().perSecond() / h.floor().perSecond(), h.floor().perSecond()));
+            }
+            md.append('\n');
+        }
         if (r.latency != null) {
             md.append(f("## 3. Latency: commit → delivery start (poll interval %d ms)\n\n", r.latency.pollMillis()));
             md.append("| wake-up on commit | offered /s | achieved /s | p50 ms | p95 ms | p99 ms | max ms |\n");

@@ -37,6 +37,14 @@ final class Results {
         }
     }
 
+    /**
+     * One half of a round of part "notify": the producer paths that pay the NOTIFY at every commit, and the floor of
+     * the same moment, with {@code outbox.dispatch.notify} as {@code notifyOn} says. {@code rest} is wrk's when wrk is
+     * installed, else the JDK clients'.
+     */
+    record NotifyHalf(int round, boolean notifyOn, Throughput rest, Throughput javaApi, Throughput floor) {
+    }
+
     /** Latencies in milliseconds, commit → delivery start. */
     record LoadPoint(boolean wakeOnCommit, int offered, int sent, double sendSeconds, double worstLagMs,
             double p50, double p95, double p99, double max, int negative) {
@@ -91,6 +99,7 @@ final class Results {
     Webhook webhook;
     Drain drain;
     Enqueue enqueue;
+    List<NotifyHalf> notifyCost;
     Latency latency;
     Backlog backlog;
     Bloat bloat;

@@ -90,11 +90,25 @@ final class Server implements AutoCloseable {
         throw new IllegalStateException("WildFly did not deploy the WAR within 3 minutes; see " + base.resolve("console.log"));
     }
 
-    /** Sets a system property on the running server and redeploys the WAR, so MicroProfile Config reads it. */
-    void redeployWith(String property, String value) throws IOException, InterruptedException {
+    /**
+     * Sets system properties on the running server (replacing earlier values) and redeploys the WAR, so
+     * MicroProfile Config reads them.
+     */
+    void redeployWith(Map<String, String> properties) throws IOException, InterruptedException {
+        StringBuilder commands = new StringBuilder();
+        for (Map.Entry<String, String> p : properties.entrySet()) {
+            // the CLI stops at the first failure: a property not set before fails its remove, so each is tried alone
+            try {
+                run(List.of(jbossHome.resolve("bin/jboss-cli.sh").toString(), "--controller=remote+http://127.0.0.1:"
+                        + MANAGEMENT_PORT, "--connect", "--commands=/system-property=" + p.getKey() + ":remove"), Duration.ofMinutes(1));
+            } catch (IllegalStateException notSet) {
+                // nothing to replace
+            }
+            commands.append("/system-property=").append(p.getKey()).append(":add(value=").append(p.getValue()).append("),");
+        }
         run(List.of(jbossHome.resolve("bin/jboss-cli.sh").toString(),
                 "--controller=remote+http://127.0.0.1:" + MANAGEMENT_PORT, "--connect",
-                "--commands=/system-property=" + property + ":add(value=" + value + "),/deployment=" + WAR + ":redeploy"),
+                "--commands=" + commands + "/deployment=" + WAR + ":redeploy"),
                 Duration.ofMinutes(3));
     }
 

@@ -30,6 +30,7 @@ import java.util.Set;
  * @param clientSeconds     how long each stack (and wrk) is measured there, after {@code clientWarmupSeconds}
  * @param nginxWorkers      worker processes of the nginx receiver
  * @param clientStacks      the stacks part "clients" measures, in this order ({@code jdk}, {@code jetty}, {@code apache})
+ * @param notifyRounds      rounds of part "notify", each the enqueue parts with {@code outbox.dispatch.notify} on and off
  */
 record Settings(
         boolean quick,
@@ -59,6 +60,7 @@ record Settings(
         int clientWarmupSeconds,
         int nginxWorkers,
         List<String> clientStacks,
+        int notifyRounds,
         int pgPort,
         Set<String> phases,
         Path jbossHome,
@@ -67,7 +69,7 @@ record Settings(
         Path target,
         String dbSchedulerVersion) {
 
-    static final List<String> ALL_PHASES = List.of("clients", "drain", "webhook", "enqueue", "backlog", "bloat", "latency");
+    static final List<String> ALL_PHASES = List.of("clients", "drain", "webhook", "enqueue", "backlog", "bloat", "notify", "latency");
 
     static Settings fromSystemProperties() {
         boolean quick = Boolean.getBoolean("bench.quick");
@@ -106,6 +108,7 @@ record Settings(
                 integer("bench.client-warmup-seconds", quick ? 2 : 5),
                 integer("bench.nginx-workers", 1),
                 List.of(System.getProperty("bench.client-stacks", "jdk,jetty,apache").split("\\s*,\\s*")),
+                integer("bench.notify-rounds", quick ? 1 : 2),
                 integer("bench.pg.port", 55470),
                 phases,
                 Path.of(required("bench.jboss.home")),

@@ -1,6 +1,7 @@
 package dev.triggeroutbox.dispatch.boundary;
 
 import dev.triggeroutbox.dispatch.control.Claims;
+import dev.triggeroutbox.dispatch.control.CommitListener;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
@@ -37,8 +38,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * The poll timer of this node (every node has its own; nodes coordinate only through the database). Each
  * tick recovers expired leases, fires due cron triggers, runs the housekeeping jobs (each table's owner
- * prunes its own table) and wakes the drain loop; commits that enqueue wake it too, so the timer is the
- * safety net, not the latency path.
+ * prunes its own table) and wakes the drain loop; commits that enqueue wake it too, on this node directly and
+ * on every node through the {@link CommitListener}, so the timer is the safety net, not the latency path.
  * <p>
  * The ticks come from a non-persistent EJB interval timer. WildFly and Payara run those on {@code
  * java.util.Timer}, which follows the wall clock, so a clock stepped back (NTP correcting a clock that ran
@@ -96,6 +97,9 @@ public class Dispatcher {
     @Inject
     ShutdownDrain shutdownDrain;
 
+    @Inject
+    CommitListener commitListener;
+
     private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
     private Thread watchdog;
     private Timer timer;
@@ -120,6 +124,9 @@ public class Dispatcher {
             }
         }
         timer = timers.createIntervalTimer(0, settings.pollIntervalMillis(), new TimerConfig("outbox-dispatcher", false));
+        if (settings.enabled() && settings.notifyOnCommit()) {
+            commitListener.start();
+        }
         watchdog = threadFactory.newThread(this::standInWhenSilent);
         watchdog.start();
     }

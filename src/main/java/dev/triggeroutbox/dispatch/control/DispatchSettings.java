@@ -96,6 +96,19 @@ public class DispatchSettings {
     @ConfigProperty(name = "outbox.dispatch.shutdown-grace-ms", defaultValue = "15000")
     long shutdownGraceMillis;
 
+    /**
+     * Whether a commit that enqueued notifies every node (PostgreSQL {@code NOTIFY}, sent only if the
+     * transaction commits), so that the dispatchers start at once instead of at their next poll; a node that
+     * dispatches listens for it on a connection of its own (one of the pool's, held while the node runs).
+     * {@code false}: a commit wakes only its own node, and rows committed on a node that does not dispatch wait
+     * for another node's poll (up to {@code outbox.dispatch.poll-interval-ms}); in exchange no commit takes
+     * PostgreSQL's database-wide notify lock, which serializes the commits that notified, and no node holds a
+     * listening connection. Set it alike on every node.
+     */
+    @Inject
+    @ConfigProperty(name = "outbox.dispatch.notify", defaultValue = "true")
+    boolean notify;
+
     private String node;
     private RetryPolicy retryPolicy;
     private int appShare;
@@ -124,7 +137,7 @@ public class DispatchSettings {
         node = nodeName.filter(n -> !n.isBlank()).orElseGet(DispatchSettings::defaultNodeName);
         LOG.info(() -> "outbox dispatcher settings: node=" + node + " poll=" + pollIntervalMillis + "ms batch="
                 + batchSize + " concurrency=" + concurrency + " perApp=" + appShare + " perTrigger=" + triggerShare + " lease=" + leaseMillis + "ms timeout="
-                + deliveryTimeoutMillis + "ms maxAttempts=" + maxAttempts);
+                + deliveryTimeoutMillis + "ms maxAttempts=" + maxAttempts + " notify=" + notify);
     }
 
     private static void require(boolean ok, String message) {
@@ -150,6 +163,11 @@ public class DispatchSettings {
 
     public boolean enabled() {
         return enabled;
+    }
+
+    /** Whether commits notify every node, and dispatching nodes listen. */
+    public boolean notifyOnCommit() {
+        return notify;
     }
 
     public long pollIntervalMillis() {

@@ -11,7 +11,7 @@ import java.util.logging.Logger;
 
 /**
  * What a node does when it stops (undeploy, redeploy, server shutdown), before the parts it delivers with
- * go away: it stops claiming, gives back the rows it claimed but never started (token-fenced, attempt not
+ * go away: it stops listening for other nodes' commits (the connection goes back to the pool), stops claiming, gives back the rows it claimed but never started (token-fenced, attempt not
  * spent), waits up to {@code outbox.dispatch.shutdown-grace-ms} for the deliveries in flight and finishes
  * each with its result, cuts short what is still running then (finished as a failed attempt, rescheduled),
  * and logs what became of them. Without it the deliveries were cut by the HTTP client and the delivery
@@ -38,6 +38,9 @@ public class ShutdownDrain {
     DrainLoop drainLoop;
 
     @Inject
+    CommitListener commitListener;
+
+    @Inject
     Targets targets;
 
     @Inject
@@ -59,6 +62,7 @@ public class ShutdownDrain {
         }
         long start = System.nanoTime();
         DispatchCounters.Totals before = counters.totals();
+        commitListener.stop();
         cycle.stopClaiming();
         drainLoop.stop();
         int inFlight = cycle.inFlight();

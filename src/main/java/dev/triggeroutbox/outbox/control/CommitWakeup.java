@@ -1,6 +1,8 @@
 package dev.triggeroutbox.outbox.control;
 
+import dev.triggeroutbox.dispatch.control.CommitListener;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
+import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import dev.triggeroutbox.dispatch.control.DrainLoop;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import java.util.EnumMap;
@@ -14,13 +16,29 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Wakes this node's dispatcher when a transaction that enqueued commits, so a row does not wait
- * for the next poll, and counts the rows it wrote (metrics). Registered once per transaction
- * however many rows it writes; a rollback wakes and counts nothing. {@code outbox.dispatch.wake-on-commit=false} turns it off, so rows wait for the
- * poll timer (the benchmark measures the latency both ways).
+ * Wakes the dispatchers when a transaction that enqueued commits, so a row does not wait for the next poll,
+ * and counts the rows it wrote (metrics). Two wake-ups, both once per transaction however many rows it
+ * writes, neither on a rollback:
+ * <ul>
+ * <li>this node's drain loop, directly, after the commit ({@code outbox.dispatch.wake-on-commit});
+ * <li>every node's, through PostgreSQL: the first statement of the transaction that writes rows carries a
+ * {@code NOTIFY} on {@link CommitListener#CHANNEL} with an empty payload (the column {@link #NOTIFY}, bound to
+ * {@link #notifies()}), which PostgreSQL delivers to the listening nodes when, and only if, the transaction
+ * commits ({@code outbox.dispatch.notify}).
+ * </ul>
+ * The NOTIFY rides in the writing statement itself, so it costs no round trip and an auto-committed write
+ * stays one statement. Its price is PostgreSQL's: a transaction that notified takes a database-wide lock
+ * while it commits, so such commits are serialized (docs/BENCHMARKS.md has what it costs).
  */
 @ApplicationScoped
 public class CommitWakeup {
+
+    /**
+     * A column for a writing statement's {@code RETURNING} (or final {@code SELECT}) list: an uncorrelated
+     * sub-select, which PostgreSQL runs once, when the statement yields its first row, so a statement that
+     * writes nothing notifies nobody. Its one parameter is {@link #notifies()}.
+     */
+    public static final String NOTIFY = "(SELECT pg_notify('" + CommitListener.CHANNEL + "', '') WHERE ?::boolean)";
 
     private static final Object KEY = new Object();
 
@@ -37,6 +55,30 @@ public class CommitWakeup {
     @ConfigProperty(name = "outbox.dispatch.wake-on-commit", defaultValue = "true")
     boolean wakeOnCommit;
 
+    @Inject
+    DispatchSettings settings;
+
+    /** Per transaction: what it wrote, and whether one of its statements carried the NOTIFY. */
+    private static final class Pending {
+        final Map<SourceKind, Integer> counts = new EnumMap<>(SourceKind.class);
+        boolean notified;
+    }
+
+    /**
+     * Whether the writing statement about to run carries the NOTIFY (bind it to {@link #NOTIFY}'s
+     * parameter): yes unless it is switched off or an earlier statement of this transaction wrote rows.
+     */
+    public boolean notifies() {
+        if (!settings.notifyOnCommit()) {
+            return false;
+        }
+        if (registry.getTransactionKey() == null) {
+            return true;
+        }
+        Pending pending = (Pending) registry.getResource(KEY);
+        return pending == null || !pending.notified;
+    }
+
     /**
      * Call after writing {@code rows} rows of {@code kind} in the current transaction (or after an
      * auto-committed write): when it commits they are counted, and the dispatcher is woken.
@@ -45,11 +87,11 @@ public class CommitWakeup {
         if (rows == 0) {
             return;
         }
-        Map<SourceKind, Integer> pending = transactionCounts();
+        Pending pending = transactionPending();
         if (pending == null) {
             committed(Map.of(kind, rows));
         } else {
-            pending.merge(kind, rows, Integer::sum);
+            pending.counts.merge(kind, rows, Integer::sum);
         }
     }
 
@@ -58,25 +100,24 @@ public class CommitWakeup {
      * when the transaction commits; nothing is counted as enqueued.
      */
     public void revived(int rows) {
-        if (rows > 0 && transactionCounts() == null) {
+        if (rows > 0 && transactionPending() == null) {
             committed(Map.of());
         }
     }
 
     /**
-     * This transaction's counts, acted on when it commits (registered on first use); null without a
-     * transaction, when the write has committed already.
+     * This transaction's state, acted on when it commits (registered on first use, by a write that wrote
+     * rows, so with its NOTIFY); null without a transaction, when the write has committed already.
      */
-    private Map<SourceKind, Integer> transactionCounts() {
+    private Pending transactionPending() {
         if (registry.getTransactionKey() == null) {
             return null;
         }
-        @SuppressWarnings("unchecked")
-        Map<SourceKind, Integer> pending = (Map<SourceKind, Integer>) registry.getResource(KEY);
+        Pending pending = (Pending) registry.getResource(KEY);
         if (pending == null) {
-            Map<SourceKind, Integer> counts = new EnumMap<>(SourceKind.class);
-            pending = counts;
-            registry.putResource(KEY, counts);
+            Pending created = new Pending();
+            pending = created;
+            registry.putResource(KEY, created);
             registry.registerInterposedSynchronization(new Synchronization() {
                 @Override
                 public void beforeCompletion() {
@@ -86,11 +127,12 @@ public class CommitWakeup {
                 @Override
                 public void afterCompletion(int status) {
                     if (status == Status.STATUS_COMMITTED) {
-                        committed(counts);
+                        committed(created.counts);
                     }
                 }
             });
         }
+        pending.notified = true;
         return pending;
     }
 
