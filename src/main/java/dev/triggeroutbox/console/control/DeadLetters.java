@@ -1,6 +1,5 @@
 package dev.triggeroutbox.console.control;
 
-import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,9 +30,6 @@ public class DeadLetters {
 
     @Inject
     DataSource dataSource;
-
-    @Inject
-    CommitWakeup wakeup;
 
     /**
      * Most payload bytes (as stored text) one page holds. Rows alone do not bound a page: 500 payloads of
@@ -163,8 +159,8 @@ public class DeadLetters {
                    origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts,
                    'replayed by ' || ? || ' after: ' || last_error                  -- admin
             FROM revived
-            RETURNING id, %s                                                    -- notify
-            """.formatted(CommitWakeup.NOTIFY);
+            RETURNING id
+            """;
 
     /** Puts one dead letter back into the outbox; false when there is no such dead letter. */
     @Transactional(Transactional.TxType.REQUIRED)
@@ -174,11 +170,10 @@ public class DeadLetters {
                     DELETE FROM dead_letters WHERE id = ?                             -- 1
                     RETURNING *
                 )
-                """ + REVIVE;                                                         // 2: admin, 3: notify
+                """ + REVIVE;                                                         // 2: admin
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setObject(1, id.value());
             ps.setString(2, by);
-            ps.setBoolean(3, wakeup.notifies());
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next();
             }
@@ -202,14 +197,13 @@ public class DeadLetters {
                     DELETE FROM dead_letters d USING picked WHERE d.id = picked.id
                     RETURNING d.*
                 )
-                """.formatted(DeadLetterFilter.WHERE) + REVIVE;                       // 8: admin, 9: notify
+                """.formatted(DeadLetterFilter.WHERE) + REVIVE;                       // 8: admin
         List<UUID> ids = new ArrayList<>();
         try (Connection con = dataSource.getConnection()) {
             try (PreparedStatement ps = con.prepareStatement(sql)) {
                 int i = filter.bind(ps, 1);
                 ps.setInt(i, limit);
                 ps.setString(i + 1, by);
-                ps.setBoolean(i + 2, wakeup.notifies());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         ids.add(rs.getObject(1, UUID.class));

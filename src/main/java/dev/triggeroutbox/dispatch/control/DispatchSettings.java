@@ -97,13 +97,13 @@ public class DispatchSettings {
     long shutdownGraceMillis;
 
     /**
-     * Whether a commit that enqueued notifies every node (PostgreSQL {@code NOTIFY}, sent only if the
-     * transaction commits), so that the dispatchers start at once instead of at their next poll; a node that
-     * dispatches listens for it on a connection of its own (one of the pool's, held while the node runs).
-     * {@code false}: a commit wakes only its own node, and rows committed on a node that does not dispatch wait
-     * for another node's poll (up to {@code outbox.dispatch.poll-interval-ms}); in exchange no commit takes
-     * PostgreSQL's database-wide notify lock, which serializes the commits that notified, and no node holds a
-     * listening connection. Set it alike on every node.
+     * Whether a commit that enqueued notifies every node, so that the dispatchers start at once instead of at
+     * their next poll: after the commit this node's {@link CommitNotifier} sends one PostgreSQL {@code NOTIFY}
+     * for all the commits since its last one, and a node that dispatches listens for it on a connection of its
+     * own (one of the pool's, held while the node runs). {@code false}: a commit wakes only its own node, and
+     * rows committed on a node that does not dispatch wait for another node's poll (up to
+     * {@code outbox.dispatch.poll-interval-ms}); no node sends notifications or holds a listening connection.
+     * Set it alike on every node.
      */
     @Inject
     @ConfigProperty(name = "outbox.dispatch.notify", defaultValue = "true")

@@ -25,8 +25,7 @@ import javax.sql.DataSource;
 /**
  * Writes a whole batch of events or rows in one statement on the caller's connection, so inside the
  * caller's transaction: the batch's columns travel as arrays and {@code unnest} turns them back into
- * rows. One round trip and one plan per batch, whatever its size; no statement per event. The statement
- * carries the transaction's wake-up of the other nodes ({@link CommitWakeup#NOTIFY}).
+ * rows. One round trip and one plan per batch, whatever its size; no statement per event.
  */
 @ApplicationScoped
 public class BatchWriter {
@@ -37,9 +36,6 @@ public class BatchWriter {
 
     @Inject
     DataSource dataSource;
-
-    @Inject
-    CommitWakeup wakeup;
 
     /**
      * Fans out every event to the enabled triggers of {@code (app, its kind)}; an event without a
@@ -67,8 +63,8 @@ public class BatchWriter {
                            depth, root, greatest(deliver_at, now())      -- never before now
                     FROM fanned
                 )
-                SELECT n, id, trigger_id, %s FROM fanned ORDER BY n, trigger_id    -- 8: notify
-                """.formatted(CommitWakeup.NOTIFY);
+                SELECT n, id, trigger_id FROM fanned ORDER BY n, trigger_id
+                """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, array(con, "text", events, e -> e.kind().wire(), String[]::new));
             ps.setArray(2, array(con, "text", events, NewEvent::payload, String[]::new));
@@ -78,7 +74,6 @@ public class BatchWriter {
             ps.setArray(5, array(con, "text", events, e -> e.deliverAt() == null ? null : e.deliverAt().toString(), String[]::new));
             ps.setObject(6, app.value());
             ps.setString(7, originPrincipal);
-            ps.setBoolean(8, wakeup.notifies());
             List<Written> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -118,8 +113,8 @@ public class BatchWriter {
                           max_attempts, deliver_at, parent)
                 WHERE r.trigger_id IS NULL                               -- a trigger, if named, must be the app's
                    OR EXISTS (SELECT 1 FROM triggers t WHERE t.id = r.trigger_id AND t.app_id = r.app_id)
-                RETURNING id, %s                                          -- 14: notify
-                """.formatted(CommitWakeup.NOTIFY);
+                RETURNING id
+                """;
         List<UUID> ids = rows.stream().map(r -> UUID.randomUUID()).toList();
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, con.createArrayOf("uuid", ids.toArray(UUID[]::new)));
@@ -140,7 +135,6 @@ public class BatchWriter {
             ps.setArray(11, array(con, "integer", rows, NewOutboxRow::maxAttempts, Integer[]::new));
             ps.setArray(12, array(con, "text", rows, r -> r.deliverAt() == null ? null : r.deliverAt().toString(), String[]::new));
             ps.setArray(13, array(con, "uuid", rows, r -> r.parentId() == null ? null : r.parentId().value(), UUID[]::new));
-            ps.setBoolean(14, wakeup.notifies());
             Set<UUID> written = new HashSet<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

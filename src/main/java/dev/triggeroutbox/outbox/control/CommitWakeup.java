@@ -1,8 +1,8 @@
 package dev.triggeroutbox.outbox.control;
 
 import dev.triggeroutbox.dispatch.control.CommitListener;
+import dev.triggeroutbox.dispatch.control.CommitNotifier;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
-import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import dev.triggeroutbox.dispatch.control.DrainLoop;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import java.util.EnumMap;
@@ -21,24 +21,13 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * writes, neither on a rollback:
  * <ul>
  * <li>this node's drain loop, directly, after the commit ({@code outbox.dispatch.wake-on-commit});
- * <li>every node's, through PostgreSQL: the first statement of the transaction that writes rows carries a
- * {@code NOTIFY} on {@link CommitListener#CHANNEL} with an empty payload (the column {@link #NOTIFY}, bound to
- * {@link #notifies()}), which PostgreSQL delivers to the listening nodes when, and only if, the transaction
- * commits ({@code outbox.dispatch.notify}).
+ * <li>every node's, through PostgreSQL: after the commit the {@link CommitNotifier} sends one {@code NOTIFY}
+ * for all the commits since its last one, which the nodes' {@link CommitListener}s hear
+ * ({@code outbox.dispatch.notify}).
  * </ul>
- * The NOTIFY rides in the writing statement itself, so it costs no round trip and an auto-committed write
- * stays one statement. Its price is PostgreSQL's: a transaction that notified takes a database-wide lock
- * while it commits, so such commits are serialized (docs/BENCHMARKS.md has what it costs).
  */
 @ApplicationScoped
 public class CommitWakeup {
-
-    /**
-     * A column for a writing statement's {@code RETURNING} (or final {@code SELECT}) list: an uncorrelated
-     * sub-select, which PostgreSQL runs once, when the statement yields its first row, so a statement that
-     * writes nothing notifies nobody. Its one parameter is {@link #notifies()}.
-     */
-    public static final String NOTIFY = "(SELECT pg_notify('" + CommitListener.CHANNEL + "', '') WHERE ?::boolean)";
 
     private static final Object KEY = new Object();
 
@@ -56,27 +45,11 @@ public class CommitWakeup {
     boolean wakeOnCommit;
 
     @Inject
-    DispatchSettings settings;
+    CommitNotifier notifier;
 
-    /** Per transaction: what it wrote, and whether one of its statements carried the NOTIFY. */
+    /** Per transaction: what it wrote. */
     private static final class Pending {
         final Map<SourceKind, Integer> counts = new EnumMap<>(SourceKind.class);
-        boolean notified;
-    }
-
-    /**
-     * Whether the writing statement about to run carries the NOTIFY (bind it to {@link #NOTIFY}'s
-     * parameter): yes unless it is switched off or an earlier statement of this transaction wrote rows.
-     */
-    public boolean notifies() {
-        if (!settings.notifyOnCommit()) {
-            return false;
-        }
-        if (registry.getTransactionKey() == null) {
-            return true;
-        }
-        Pending pending = (Pending) registry.getResource(KEY);
-        return pending == null || !pending.notified;
     }
 
     /**
@@ -107,7 +80,7 @@ public class CommitWakeup {
 
     /**
      * This transaction's state, acted on when it commits (registered on first use, by a write that wrote
-     * rows, so with its NOTIFY); null without a transaction, when the write has committed already.
+     * rows); null without a transaction, when the write has committed already.
      */
     private Pending transactionPending() {
         if (registry.getTransactionKey() == null) {
@@ -132,7 +105,6 @@ public class CommitWakeup {
                 }
             });
         }
-        pending.notified = true;
         return pending;
     }
 
@@ -141,5 +113,6 @@ public class CommitWakeup {
         if (wakeOnCommit) {
             drainLoop.wake();
         }
+        notifier.committed();
     }
 }

@@ -21,8 +21,7 @@ import javax.sql.DataSource;
 
 /**
  * Writes outbox rows on the caller's connection, so inside the caller's JTA transaction: a row
- * exists if and only if that transaction commits. One statement per call, also for fan-out; it carries the
- * transaction's wake-up of the other nodes ({@link CommitWakeup#NOTIFY}).
+ * exists if and only if that transaction commits. One statement per call, also for fan-out.
  */
 @ApplicationScoped
 public class OutboxWriter {
@@ -33,9 +32,6 @@ public class OutboxWriter {
 
     @Inject
     DataSource dataSource;
-
-    @Inject
-    CommitWakeup wakeup;
 
     public OutboxId insert(NewOutboxRow row) throws SQLException {
         OutboxId id = OutboxId.random();
@@ -49,8 +45,7 @@ public class OutboxWriter {
                        ?::uuid                                           -- 13: parent
                 WHERE ?::uuid IS NULL                                    -- 14, 15, 16: a trigger, if named,
                    OR EXISTS (SELECT 1 FROM triggers WHERE id = ?::uuid AND app_id = ?)  -- must be the app's
-                RETURNING %s                                             -- 17: notify
-                """.formatted(CommitWakeup.NOTIFY);
+                """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setObject(1, id.value());
             ps.setObject(2, row.appId().value());
@@ -69,11 +64,8 @@ public class OutboxWriter {
             ps.setObject(14, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
             ps.setObject(15, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
             ps.setObject(16, row.appId().value());
-            ps.setBoolean(17, wakeup.notifies());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new UnknownTriggerException(row.triggerId(), row.appId());
-                }
+            if (ps.executeUpdate() == 0) {
+                throw new UnknownTriggerException(row.triggerId(), row.appId());
             }
         }
         return id;
@@ -97,8 +89,8 @@ public class OutboxWriter {
                        ?                                                 -- 6: parent
                 FROM triggers t
                 WHERE t.app_id = ? AND t.source_kind = ? AND t.enabled   -- 7, 8: app and kind
-                RETURNING id, trigger_id, %s                               -- 9: notify
-                """.formatted(CommitWakeup.NOTIFY);
+                RETURNING id, trigger_id
+                """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setString(1, payload);
             ps.setString(2, originPrincipal);
@@ -108,7 +100,6 @@ public class OutboxWriter {
             ps.setObject(6, parent == null ? null : parent.value(), Types.OTHER);
             ps.setObject(7, app.value());
             ps.setString(8, kind.wire());
-            ps.setBoolean(9, wakeup.notifies());
             List<FannedOut> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

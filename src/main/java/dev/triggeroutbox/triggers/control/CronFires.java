@@ -115,7 +115,7 @@ public class CronFires {
                 }
                 nextFires.put(d.id(), cron.next(now));
             }
-            write(con, fires, now, wakeup.notifies());
+            write(con, fires, now);
             advance(con, nextFires, now);
             int rows = fires.size();
             wakeup.written(SourceKind.CRON, rows);
@@ -162,7 +162,7 @@ public class CronFires {
         }
     }
 
-    private static void write(Connection con, List<Fire> fires, Instant now, boolean notify) throws SQLException {
+    private static void write(Connection con, List<Fire> fires, Instant now) throws SQLException {
         if (fires.isEmpty()) {
             return;
         }
@@ -172,8 +172,7 @@ public class CronFires {
                                     trigger_depth, root_execution_id)
                 SELECT f.id, f.app_id, 'cron', f.trigger_id, f.script_id, f.payload, 'cron', 0, f.id
                 FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::jsonb[]) AS f(id, app_id, trigger_id, script_id, payload)
-                RETURNING %s                                             -- 6: notify
-                """.formatted(CommitWakeup.NOTIFY))) {
+                """)) {
             int n = fires.size();
             UUID[] ids = new UUID[n];
             UUID[] apps = new UUID[n];
@@ -193,8 +192,7 @@ public class CronFires {
             ps.setArray(3, con.createArrayOf("uuid", triggers));
             ps.setArray(4, con.createArrayOf("uuid", scripts));
             ps.setArray(5, con.createArrayOf("jsonb", payloads));
-            ps.setBoolean(6, notify);
-            ps.execute();
+            ps.executeUpdate();
         }
     }
 
