@@ -10,8 +10,8 @@ import dev.triggeroutbox.outbox.control.RowStatuses;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.platform.HousekeepingJob;
-import dev.triggeroutbox.schema.boundary.SchemaMigrations;
 import dev.triggeroutbox.schema.control.MigrationConnections;
+import dev.triggeroutbox.schema.control.Migrations;
 import io.zonky.test.db.postgres.junit5.EmbeddedPostgresExtension;
 import io.zonky.test.db.postgres.junit5.SingleInstancePostgresExtension;
 import jakarta.json.JsonObject;
@@ -47,8 +47,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class PartitionedHistoryTest {
 
-    /** A statement of the writer that waited this long would have waited out the migrations' lock timeout. */
-    private static final Duration LOCK_TIMEOUT = Duration.ofSeconds(5);
     private static final int V7_ROWS = 200_000;
 
     /** A PostgreSQL of its own for each test. */
@@ -89,7 +87,7 @@ class PartitionedHistoryTest {
         long total = V7_ROWS + writer.written.get();
         assertEquals(total, count(db, "SELECT count(*) FROM delivery_history"), "every row, those written during the migration too");
         assertEquals(total, count(db, "SELECT count(*) FROM delivery_history_v7"), "all in the first partition, the table from V7");
-        assertTrue(writer.slowest.get() < LOCK_TIMEOUT.toNanos(), "no insert waited a lock timeout: " + writer.slowest.get() / 1_000_000 + " ms");
+        assertTrue(writer.slowest.get() < Migrations.LOCK_TIMEOUT.toNanos(), "no insert waited a lock timeout: " + writer.slowest.get() / 1_000_000 + " ms");
         assertEquals(Set.of("delivery_history_v7", "delivery_history_default"), partitions(db));
 
         RowStatus status = RowStatuses.on(db);
@@ -131,7 +129,7 @@ class PartitionedHistoryTest {
             assertTrue(MigrationConnections.lockTimedOut(failed), failed.toString());
             report.rollback();
         }
-        SchemaMigrations.migrate(db); // as at the next try or deployment
+        Migrations.migrate(db); // as at the next try or deployment
         assertEquals(1, count(db, "SELECT count(*) FROM delivery_history"));
         assertEquals(Set.of("delivery_history_v7", "delivery_history_default"), partitions(db));
     }
@@ -266,9 +264,9 @@ class PartitionedHistoryTest {
         return POSTGRES.getEmbeddedPostgres().getPostgresDatabase();
     }
 
-    /** As SchemaMigrations migrates at deployment, once; {@code target} null is the newest. */
+    /** As the deployment migrates, once; {@code target} null is the newest. */
     private static void migrate(DataSource db, String target) {
-        SchemaMigrations.configuration(db)
+        Migrations.configuration(db)
                 .target(target == null ? MigrationVersion.LATEST : MigrationVersion.fromVersion(target))
                 .load()
                 .migrate();
