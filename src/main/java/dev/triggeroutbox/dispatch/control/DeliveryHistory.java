@@ -79,8 +79,8 @@ public class DeliveryHistory implements HousekeepingJob {
                 for (int i = 0; i < MOST_STEPS && step(con, retention); i++) {
                     con.commit();
                 }
-                con.rollback();
             } finally {
+                con.rollback(); // the step that found nothing to do, or the one that failed
                 con.setAutoCommit(true);
             }
         }
@@ -100,10 +100,10 @@ public class DeliveryHistory implements HousekeepingJob {
             if (next.isEmpty()) {
                 return false;
             }
-            // names and bounds below are made by HistoryPartitions from instants: digits, no caller's text
             if (next.get() instanceof HistoryPartitions.Drop d) {
-                st.execute("DROP TABLE " + d.name());
+                st.execute("DROP TABLE " + quoted(d.name())); // a name from the catalogue: whoever attached it chose it
             } else if (next.get() instanceof HistoryPartitions.Create c) {
+                // names and bounds made by HistoryPartitions from instants: digits only;
                 // made apart, then attached: ATTACH locks the table only against other DDL, where
                 // CREATE … PARTITION OF would lock out every writer
                 st.execute("CREATE TABLE " + c.name() + " (LIKE delivery_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
@@ -140,6 +140,10 @@ public class DeliveryHistory implements HousekeepingJob {
             }
         }
         return new HistoryPartitions.Layout(now, ranges, newestInDefault);
+    }
+
+    private static String quoted(String identifier) {
+        return '"' + identifier.replace("\"", "\"\"") + '"';
     }
 
     private static Instant instant(OffsetDateTime t) {

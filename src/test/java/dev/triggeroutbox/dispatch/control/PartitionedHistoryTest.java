@@ -179,6 +179,34 @@ class PartitionedHistoryTest {
     }
 
     @Test
+    void aDropWaitsAtMostItsLockTimeoutBehindALongReportAndGoesThroughAtTheNextPass() throws Exception {
+        DataSource db = database();
+        migrate(db, null);
+        Instant old = now(db).truncatedTo(ChronoUnit.DAYS).minus(10, ChronoUnit.DAYS);
+        try (Connection con = db.getConnection(); Statement st = con.createStatement()) {
+            st.execute("DROP TABLE delivery_history_v7");
+            partition(st, "delivery_history_p_old", old, old.plus(1, ChronoUnit.DAYS));
+        }
+        DeliveryHistory history = history(db);
+        try (Connection report = db.getConnection(); Statement st = report.createStatement()) {
+            report.setAutoCommit(false);
+            st.execute("SELECT count(*) FROM delivery_history"); // its lock on every partition lasts until it ends
+            long t0 = System.nanoTime();
+            SQLException failed = assertThrows(SQLException.class, history::maintain);
+            long waited = System.nanoTime() - t0;
+            assertEquals("55P03", failed.getSQLState(), failed.toString());
+            assertTrue(waited < DeliveryHistory.DDL_LOCK_TIMEOUT.multipliedBy(3).toNanos(), waited / 1_000_000 + " ms");
+            try (Connection writer = db.getConnection()) {
+                insert(writer, UUID.randomUUID(), null, "now()"); // writers are not held once the drop gave up
+            }
+            report.rollback();
+        }
+        assertTrue(partitions(db).contains("delivery_history_p_old"));
+        history.maintain();
+        assertTrue(!partitions(db).contains("delivery_history_p_old"), partitions(db).toString());
+    }
+
+    @Test
     void anInsertNoPartitionTakesLandsInTheDefaultOneAndIsPrunedThereByAge() throws Exception {
         DataSource db = database();
         migrate(db, null);
