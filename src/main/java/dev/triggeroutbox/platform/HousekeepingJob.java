@@ -1,8 +1,11 @@
 package dev.triggeroutbox.platform;
 
+import java.sql.SQLException;
+
 /**
  * A background duty of a table's owner: forgetting what its table keeps past its retention. Each
- * owner declares its job (the delete written out in full, its retention setting and cadence), and the dispatcher's timer runs them all through
+ * owner declares its job (the delete written out in full, its retention setting and cadence, and for a
+ * partitioned table the partitions' upkeep), and the dispatcher's timer runs them all through
  * {@code dispatch/control/Housekeeping}, which knows none of them by name. It sits here, below every
  * feature package, so that the owners need not import the dispatcher.
  */
@@ -25,4 +28,11 @@ public interface HousekeepingJob {
     }
 
     Pruning pruning();
+
+    /**
+     * Runs on the job's cadence before its deletes, in transactions of its own: a partitioned table makes
+     * its partitions ahead and drops those past retention here. Nothing by default.
+     */
+    default void maintain() throws SQLException {
+    }
 }

@@ -255,9 +255,6 @@ public class Claims {
                            'delivered', attempt_count, NULL, created_at, ?,  -- 3: node name
                            parent_id
                     FROM done
-                    ON CONFLICT (outbox_id) DO UPDATE SET outcome = excluded.outcome,
-                           attempt_count = excluded.attempt_count, last_error = NULL,
-                           finished_at = excluded.finished_at, finished_by = excluded.finished_by
                 ), answered AS (
                     INSERT INTO replies (id, app_id, outbox_id, outcome, body)
                     SELECT d.reply_to, d.app_id, d.id, 'delivered', r.body
@@ -369,9 +366,6 @@ public class Claims {
                            'dead', attempt_count, error, created_at, ?,  -- 5: node name
                            parent_id
                     FROM dead
-                    ON CONFLICT (outbox_id) DO UPDATE SET outcome = excluded.outcome,
-                           attempt_count = excluded.attempt_count, last_error = excluded.last_error,
-                           finished_at = excluded.finished_at, finished_by = excluded.finished_by
                 ), kept AS (
                     INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                             origin_principal, trigger_depth, root_execution_id, attempt_count, last_error,

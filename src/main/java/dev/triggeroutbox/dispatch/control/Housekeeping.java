@@ -17,7 +17,8 @@ import javax.sql.DataSource;
 /**
  * Runs every {@link HousekeepingJob} of the deployment from the dispatcher's tick, each on its own
  * cadence, measured on {@link System#nanoTime()} (a wall clock set back would otherwise stop
- * housekeeping until it caught up). Work per tick is bounded: a job deletes a chunk per statement
+ * housekeeping until it caught up). A due job first does its upkeep ({@link HousekeepingJob#maintain()}),
+ * then deletes. Work per tick is bounded: a job deletes a chunk per statement
  * (each its own short transaction) and goes on only while the tick's budget lasts; a job that left
  * more behind stays due, so the next tick goes on where this one stopped. A failing job is logged once
  * per outage and does not keep the others from running.
@@ -53,6 +54,7 @@ public class Housekeeping {
             OutageLog outage = outages.computeIfAbsent(p.table(), n -> new OutageLog(LOG, "housekeeping of " + n));
             boolean more;
             try {
+                job.maintain();
                 more = deleteChunk(p);
                 while (more && System.nanoTime() - budgetEnds < 0) {
                     more = deleteChunk(p);

@@ -47,7 +47,7 @@ public class RowStatus {
 
     /**
      * Every place a row can be, as one union: the outbox (rank 1), dead letters (2), the delivery
-     * history (3). {@code key} picks the rows: {@code "id"} (one row) or {@code "root_execution_id"}
+     * history (3; a row replayed from the dead letters has an outcome per finish there, the newest counts). {@code key} picks the rows: {@code "id"} (one row) or {@code "root_execution_id"}
      * (a cascade); the three places take the same parameter.
      */
     private static String places(String key) {
@@ -71,7 +71,7 @@ public class RowStatus {
     }
 
     public Optional<Found> find(OutboxId id) throws SQLException {
-        String sql = "SELECT * FROM (" + places("id") + ") AS places ORDER BY rank LIMIT 1";
+        String sql = "SELECT * FROM (" + places("id") + ") AS places ORDER BY rank, finished_at DESC LIMIT 1";
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             for (int i = 1; i <= 3; i++) {
                 ps.setObject(i, id.value());
@@ -92,7 +92,7 @@ public class RowStatus {
      */
     public List<JsonObject> cascade(ExecutionId root, int limit) throws SQLException {
         String sql = "SELECT * FROM (SELECT DISTINCT ON (id) * FROM (" + places("root_execution_id")
-                + ") AS places ORDER BY id, rank) AS rows ORDER BY created_at, id LIMIT ?";
+                + ") AS places ORDER BY id, rank, finished_at DESC) AS rows ORDER BY created_at, id LIMIT ?";
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             for (int i = 1; i <= 3; i++) {
                 ps.setObject(i, root.value());

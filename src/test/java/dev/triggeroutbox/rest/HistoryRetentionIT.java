@@ -1,0 +1,133 @@
+package dev.triggeroutbox.rest;
+
+import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.it.Eventually;
+import jakarta.json.JsonObject;
+import java.net.URL;
+import java.time.Duration;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The partitioned delivery history on the running server: the dispatcher's housekeeping drops a partition
+ * past retention whole, and what the other partitions keep stays answerable through {@code GET /outbox/{id}}
+ * and the lineage, the newest outcome of a row replayed from the dead letters included.
+ */
+@ExtendWith(ArquillianExtension.class)
+class HistoryRetentionIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    /** The history job runs once a minute: its next pass after the test's setup, and a tick's slack. */
+    private static final Duration NEXT_PASS = Duration.ofSeconds(90);
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.outboxWithTestHandlers();
+    }
+
+    @ArquillianResource
+    URL base;
+
+    private Api api;
+    private final UUID app = UUID.randomUUID();
+
+    @BeforeEach
+    void start() {
+        api = new Api(base);
+    }
+
+    @AfterEach
+    void stop() {
+        api.close();
+    }
+
+    @Test
+    void thePartitionPastRetentionIsDroppedAndTheRecentRowsStayReadable() {
+        // a database upgraded long ago: the table from V7 has aged out, and days are partitions, one ten days old
+        ItDatabase.update("DROP TABLE IF EXISTS delivery_history_v7");
+        ItDatabase.update("""
+                DO $$
+                DECLARE
+                    today timestamptz := date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+                BEGIN
+                    CREATE TABLE delivery_history_it_old (LIKE delivery_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
+                    EXECUTE format('ALTER TABLE delivery_history ATTACH PARTITION delivery_history_it_old FOR VALUES FROM (%L) TO (%L)',
+                                   today - interval '10 days', today - interval '9 days');
+                    CREATE TABLE delivery_history_it_today (LIKE delivery_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
+                    EXECUTE format('ALTER TABLE delivery_history ATTACH PARTITION delivery_history_it_today FOR VALUES FROM (%L) TO (%L)',
+                                   today, today + interval '1 day');
+                END
+                $$""");
+        UUID root = UUID.randomUUID();
+        UUID old = UUID.randomUUID();
+        history(old, root, "delivered", "now() - interval '10 days' + interval '1 hour'");
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM delivery_history_it_old"));
+
+        String trigger = trigger();
+        String recent = enqueue(trigger, root);
+        Eventually.until(WAIT, () -> "delivered".equals(status(recent)), () -> status(recent));
+        // a row that died an hour ago, was replayed and is delivered now: two outcomes, the newer answers
+        UUID replayed = UUID.randomUUID();
+        history(replayed, root, "dead", "now() - interval '1 hour'");
+        ItDatabase.update("""
+                INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, payload, trigger_depth, root_execution_id,
+                                          attempt_count, last_error, created_at)
+                VALUES (?, ?, 'http', ?::uuid, '{}', 0, ?, 3, 'receiver down', now() - interval '2 hours')""",
+                replayed, app, trigger, root);
+        assertEquals(201, api.post(ADMIN, "admin/dead-letters/" + replayed + "/replay", "").status());
+        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE outbox_id = ?", replayed) == 2,
+                () -> status(replayed.toString()));
+        assertEquals(3, ItDatabase.count("SELECT count(*) FROM delivery_history_it_today WHERE root_execution_id = ?", root),
+                "the recent outcomes are in today's partition");
+
+        Eventually.until(NEXT_PASS, () -> ItDatabase.count("SELECT count(*) FROM pg_class WHERE relname = 'delivery_history_it_old'") == 0,
+                () -> "the old partition is still there");
+
+        assertEquals(404, api.get(ADMIN, "outbox/" + old).status(), "its row went with it");
+        JsonObject delivered = api.get(ADMIN, "outbox/" + recent).object();
+        assertEquals("delivered", delivered.getString("status"), delivered.toString());
+        assertEquals(root.toString(), delivered.getString("rootExecutionId"));
+        assertEquals("delivered", status(replayed.toString()), "the replayed row's newest outcome");
+        JsonObject lineage = api.get(ADMIN, "admin/lineage/" + root).object();
+        assertEquals(2, lineage.getInt("rows"), lineage.toString());
+        assertEquals(2, lineage.getJsonObject("byStatus").getInt("delivered", 0), lineage.toString());
+    }
+
+    private String trigger() {
+        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
+                {"sourceKind":"http","target":{"type":"handler","name":"recorder"}}""");
+        assertEquals(201, r.status(), r.toString());
+        return r.object().getString("id");
+    }
+
+    private String enqueue(String trigger, UUID root) {
+        Api.Reply r = api.post(ADMIN, "outbox", """
+                {"appId":"%s","sourceKind":"http","triggerId":"%s","payload":{"n":1},"rootExecutionId":"%s"}"""
+                .formatted(app, trigger, root));
+        assertEquals(201, r.status(), r.toString());
+        return r.object().getString("id");
+    }
+
+    private void history(UUID id, UUID root, String outcome, String finishedAt) {
+        ItDatabase.update("""
+                INSERT INTO delivery_history (outbox_id, app_id, source_kind, root_execution_id, trigger_depth, outcome,
+                                              attempt_count, created_at, finished_at, finished_by)
+                VALUES (?, ?, 'http', ?, 0, ?, 1, %1$s - interval '1 minute', %1$s, 'it')""".formatted(finishedAt),
+                id, app, root, outcome);
+    }
+
+    private String status(String id) {
+        Api.Reply r = api.get(ADMIN, "outbox/" + id);
+        return r.status() == 200 ? r.object().getString("status") : "HTTP " + r.status();
+    }
+}
