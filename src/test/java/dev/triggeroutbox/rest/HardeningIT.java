@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
 import dev.triggeroutbox.support.ItUsers;
+import jakarta.json.JsonObject;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URL;
@@ -204,7 +205,18 @@ class HardeningIT {
                 "{\"sourceKind\":\"http\",\"target\":{\"type\":\"handler\",\"name\":\"failing\"},\"maxAttempts\":1}");
         assertEquals(201, created.status(), created.toString());
         String trigger = created.object().getString("id");
-        Api.Reply invoked = api.post(PRODUCER_A, "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=0", "{\"payload\":{}}");
+        // paused, so the row cannot be delivered and answered before timeoutMs=0 looks for its answer (202, its ids)
+        assertEquals(204, api.post(ADMIN, "admin/dispatcher/pause", null).status());
+        Api.Reply invoked;
+        try {
+            // each node sees the switch at its next tick and says so in its heartbeat
+            Eventually.until(WAIT, () -> api.get(ADMIN, "admin/nodes").object().getJsonArray("items").getValuesAs(JsonObject.class)
+                    .stream().filter(n -> "alive".equals(n.getString("status"))).allMatch(n -> n.getBoolean("paused")),
+                    () -> api.get(ADMIN, "admin/nodes").body());
+            invoked = api.post(PRODUCER_A, "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=0", "{\"payload\":{}}");
+        } finally {
+            assertEquals(204, api.post(ADMIN, "admin/dispatcher/resume", null).status());
+        }
         assertEquals(202, invoked.status(), invoked.toString());
         String row = invoked.object().getString("id");
         String reply = "replies/" + invoked.object().getString("replyId");
