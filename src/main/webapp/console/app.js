@@ -405,7 +405,9 @@ async function deadLetterView(main, view, id) {
 
 // ---- rows -----------------------------------------------------------------------------------
 
-const FINAL = new Set(['delivered']);
+const FINAL = new Set(['delivered', 'cancelled']);
+/** Rows a cancel still reaches (one in flight ends cancelled unless its attempt delivers). */
+const CANCELLABLE = new Set(['pending', 'scheduled', 'in_flight']);
 
 async function rowsView(main, view) {
   const form = h('form.filters', { 'aria-label': 'Find a row' },
@@ -417,7 +419,7 @@ async function rowsView(main, view) {
   });
   const result = h('div#row-result');
   main.replaceChildren(h('section.card', {}, h('h2', {}, 'Find a row'),
-    h('p.muted', {}, 'Where an outbox row stands now — pending, scheduled, in flight, delivered or dead — and every admin action on it.'),
+    h('p.muted', {}, 'Where an outbox row stands now — pending, scheduled, in flight, delivered, dead or cancelled — and every admin action on it.'),
     form, result));
   if (!view.arg) {
     return;
@@ -437,7 +439,7 @@ async function rowsView(main, view) {
     if (current !== view) {
       return;
     }
-    result.replaceChildren(rowDetail(r), ...(cascade ? [cascade] : []));
+    result.replaceChildren(rowDetail(r, view.refresh), ...(cascade ? [cascade] : []));
   };
   await view.refresh();
 }
@@ -459,15 +461,19 @@ async function lineage(root, here) {
     h('ul.cascade', {}, l.tree.map(node)));
 }
 
-function rowDetail(r) {
+function rowDetail(r, refresh) {
   const row = r.row;
-  const steps = ['pending', 'in_flight', row.status === 'dead' ? 'dead' : 'delivered'];
+  const end = row.status === 'dead' || row.status === 'cancelled' ? row.status : 'delivered';
+  const steps = ['pending', 'in_flight', end];
   const reached = row.status === 'scheduled' ? 0 : steps.indexOf(row.status);
+  const cancellable = CANCELLABLE.has(row.status) && !row.cancelRequested;
   return h('div', {},
-    h('ol.timeline', { 'aria-label': 'Progress' }, steps.map((s, i) => h(`li${i < reached ? '.done' : ''}${i === reached ? '.now' : ''}${s === 'dead' ? '.bad' : ''}`, {},
+    h('ol.timeline', { 'aria-label': 'Progress' }, steps.map((s, i) => h(`li${i < reached ? '.done' : ''}${i === reached ? '.now' : ''}${s === 'dead' || s === 'cancelled' ? '.bad' : ''}`, {},
       s === 'pending' && row.status === 'scheduled' ? 'scheduled' : s.replace('_', ' ')))),
     h('p', {}, 'Status: ', h(`span.badge.status-${row.status}#row-status`, {}, row.status.replace('_', ' ')),
-      row.status === 'dead' ? h('a.button.small', { href: `#/dead-letters/${row.id}` }, 'Open the dead letter') : null),
+      row.cancelRequested ? h('span.muted#row-cancel-requested', {}, ' — cancel requested: it ends cancelled once this attempt is over, unless the attempt delivers') : null,
+      row.status === 'dead' ? h('a.button.small', { href: `#/dead-letters/${row.id}` }, 'Open the dead letter') : null,
+      cancellable ? h('button.danger.small#row-cancel', { type: 'button', onclick: cancel }, 'Cancel') : null),
     fields([
       ['Row', h('span.mono', {}, row.id)], ['App', h('span.mono', {}, row.appId)],
       ['Source kind', h('span.kind', {}, row.sourceKind)], ['Attempts', row.attemptCount],
@@ -478,6 +484,17 @@ function rowDetail(r) {
       ['Node', row.node], ['Last error', row.lastError && h('span.error-text', {}, row.lastError)]]),
     h('h3', {}, 'Admin actions on this row'),
     r.audit.length ? auditTable(r.audit) : h('p.muted', {}, 'None.'));
+
+  async function cancel() {
+    if (!await confirmDialog('Cancel this row?', 'It is never delivered afterwards. A row in flight finishes its current attempt first; if that attempt delivers, the row stays delivered.', 'Cancel the row')) {
+      return;
+    }
+    await attempt('Cancel', async () => {
+      const now = await api.post(`outbox/${row.id}/cancel`);
+      notice(now.status === 'cancelled' ? 'Row cancelled.' : 'Cancel requested: the row ends cancelled once its attempt is over, unless it delivers.');
+      await refresh();
+    });
+  }
 }
 
 // ---- triggers -------------------------------------------------------------------------------

@@ -45,7 +45,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The ops console in a real browser (Debian's headless Chromium through its chromedriver) against
  * the deployed WAR: sign in, watch the counts change as events are published, open a dead letter,
- * replay it by clicking, and see it delivered. Screenshots go to target/console-screenshots/.
+ * replay it by clicking, and see it delivered; cancel a scheduled row from its row page. Screenshots go to
+ * target/console-screenshots/.
  * Without the browser the test is skipped on a developer's machine and fails in CI (CI=true).
  */
 @ExtendWith(ArquillianExtension.class)
@@ -176,6 +177,30 @@ class ConsoleBrowserIT {
         browser.findElement(By.cssSelector("nav a[data-view='triggers']")).click();
         waitFor(By.id("triggers-table"));
         screenshot("triggers");
+    }
+
+    /** A row due in an hour, opened on its row page and cancelled with the button: it shows cancelled and is in history so. */
+    @Test
+    void aScheduledRowIsCancelledFromItsRowPage() throws IOException {
+        String trigger = trigger("email", "recorder");
+        Api.Reply r = api.post(PRODUCER_A, "outbox", """
+                {"appId":"%s","sourceKind":"email","triggerId":"%s","payload":{"subject":"cancel me"},"deliverAt":"%s"}"""
+                .formatted(APP_A, trigger, java.time.OffsetDateTime.now().plusHours(1)));
+        assertEquals(201, r.status(), r.toString());
+        String row = r.object().getString("id");
+        browser.get(base.toString());
+        signIn(ADMIN, PASSWORD);
+        waitFor(By.id("count-dead"));
+        browser.get(base + "#/rows/" + row);
+        until(() -> "scheduled".equals(waitFor(By.id("row-status")).getText()), () -> waitFor(By.id("row-status")).getText());
+        screenshot("row-scheduled");
+        waitFor(By.id("row-cancel")).click();
+        waitFor(By.id("confirm-ok")).click();
+        until(() -> "cancelled".equals(browser.findElement(By.id("row-status")).getText()),
+                () -> browser.findElement(By.id("row-status")).getText());
+        assertTrue(browser.findElements(By.id("row-cancel")).isEmpty(), "a cancelled row has no Cancel button");
+        assertEquals("cancelled", api.get(PRODUCER_A, "outbox/" + row).object().getString("status"));
+        screenshot("row-cancelled");
     }
 
     @Test

@@ -14,8 +14,8 @@ import java.util.Map;
 
 /**
  * What the dispatchers finished, per minute, from the delivery history: rows delivered, rows
- * dead-lettered, and failed attempts (every attempt of a dead row, every attempt but the last of a
- * delivered one); and how the work splits up by app or source kind. Retries of rows still in the
+ * dead-lettered, rows cancelled, and failed attempts (every attempt of a dead or cancelled row, every
+ * attempt but the last of a delivered one); and how the work splits up by app or source kind. Retries of rows still in the
  * outbox show once those rows finish. Read from the console's shared counts.
  */
 @ApplicationScoped
@@ -35,7 +35,8 @@ public class Activity {
                     .add("minute", ConsoleJson.utc(Instant.ofEpochSecond(minute * 60).atOffset(ZoneOffset.UTC)))
                     .add("delivered", all[i].delivered())
                     .add("dead", all[i].dead())
-                    .add("failedAttempts", all[i].failedAttempts()));
+                    .add("failedAttempts", all[i].failedAttempts())
+                    .add("cancelled", all[i].cancelled()));
         }
         return Jsons.object().add("items", items).build();
     }
@@ -65,10 +66,11 @@ public class Activity {
     }
 
     /** One line of a breakdown: {@code waiting} is pending and scheduled, {@code inFlight} under a lease. */
-    private record Line(String key, long waiting, long inFlight, long dead, long delivered, long deadLettered) {
+    private record Line(String key, long waiting, long inFlight, long dead, long delivered, long deadLettered,
+            long cancelled) {
         Line plus(Line o) {
             return new Line(key, waiting + o.waiting, inFlight + o.inFlight, dead + o.dead, delivered + o.delivered,
-                    deadLettered + o.deadLettered);
+                    deadLettered + o.deadLettered, cancelled + o.cancelled);
         }
 
         long weight() {
@@ -85,11 +87,11 @@ public class Activity {
         Map<String, Line> lines = new HashMap<>();
         for (Counts.Live l : snapshot.live()) {
             String key = by.of(l.group());
-            lines.merge(key, new Line(key, l.pending() + l.scheduled(), l.inFlight(), l.dead(), 0, 0), Line::plus);
+            lines.merge(key, new Line(key, l.pending() + l.scheduled(), l.inFlight(), l.dead(), 0, 0, 0), Line::plus);
         }
         snapshot.lastHour().forEach((group, f) -> {
             String key = by.of(group);
-            lines.merge(key, new Line(key, 0, 0, 0, f.delivered(), f.dead()), Line::plus);
+            lines.merge(key, new Line(key, 0, 0, 0, f.delivered(), f.dead(), f.cancelled()), Line::plus);
         });
         JsonArrayBuilder items = Jsons.array();
         lines.values().stream()
@@ -101,7 +103,8 @@ public class Activity {
                         .add("inFlight", l.inFlight())
                         .add("dead", l.dead())
                         .add("deliveredLastHour", l.delivered())
-                        .add("deadLetteredLastHour", l.deadLettered())));
+                        .add("deadLetteredLastHour", l.deadLettered())
+                        .add("cancelledLastHour", l.cancelled())));
         return Jsons.object().add("items", items).build();
     }
 }

@@ -43,6 +43,7 @@ public class AuditLog implements HousekeepingJob {
     public static final String TRIGGER_REPLACE = "trigger.replace";
     public static final String TRIGGER_DELETE = "trigger.delete";
     public static final String TRIGGER_ROTATE_SECRET = "trigger.rotate-secret";
+    public static final String BULK_CANCEL = "outbox.bulk-cancel";
 
     @Inject
     DataSource dataSource;

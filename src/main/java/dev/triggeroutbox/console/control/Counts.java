@@ -73,9 +73,13 @@ public class Counts {
     }
 
     /** Rows of one minute (or, per group, of the breakdowns' hour) that the history shows finished. */
-    public record Finished(long delivered, long dead, long failedAttempts) {
+    public record Finished(long delivered, long dead, long failedAttempts, long cancelled) {
         Finished plus(long[] c) {
-            return new Finished(delivered + c[0], dead + c[1], failedAttempts + c[2]);
+            return new Finished(delivered + c[0], dead + c[1], failedAttempts + c[2], cancelled + c[3]);
+        }
+
+        long[] counts() {
+            return new long[] {delivered, dead, failedAttempts, cancelled};
         }
     }
 
@@ -145,8 +149,10 @@ public class Counts {
                 SELECT floor(extract(epoch FROM finished_at) / 60)::bigint AS minute, app_id, source_kind,
                        count(*) FILTER (WHERE outcome = 'delivered'),
                        count(*) FILTER (WHERE outcome = 'dead'),
-                       coalesce(sum(CASE WHEN outcome = 'dead' THEN attempt_count ELSE attempt_count - 1 END), 0),
-                       count(*) FILTER (WHERE outcome = 'delivered' AND finished_at > ? - interval '1 minute') -- 1 as of
+                       -- a delivered row's last attempt succeeded; every attempt of a dead or cancelled one failed
+                       coalesce(sum(CASE WHEN outcome = 'delivered' THEN attempt_count - 1 ELSE attempt_count END), 0),
+                       count(*) FILTER (WHERE outcome = 'delivered' AND finished_at > ? - interval '1 minute'), -- 1 as of
+                       count(*) FILTER (WHERE outcome = 'cancelled')
                 FROM delivery_history
                 WHERE finished_at >= to_timestamp(? * 60)                                                -- 2 first minute
                 GROUP BY 1, 2, 3
@@ -157,7 +163,7 @@ public class Counts {
                 while (rs.next()) {
                     Group group = new Group(rs.getObject(2, UUID.class), rs.getString(3));
                     fresh.computeIfAbsent(rs.getLong(1), m -> new HashMap<>())
-                            .put(group, new long[] {rs.getLong(4), rs.getLong(5), rs.getLong(6)});
+                            .put(group, new long[] {rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(8)});
                     deliveredLastMinute += rs.getLong(7);
                 }
             }
@@ -170,14 +176,14 @@ public class Counts {
 
         Finished[] minutes = new Finished[MINUTES + 1];
         Map<Group, Finished> lastHour = new HashMap<>();
-        Finished none = new Finished(0, 0, 0);
+        Finished none = new Finished(0, 0, 0, 0);
         for (long m = first; m <= now; m++) {
             Map<Group, long[]> groups = m <= settles ? settled.getOrDefault(m, Map.of()) : fresh.getOrDefault(m, Map.of());
             Finished sum = none;
             for (Map.Entry<Group, long[]> e : groups.entrySet()) {
                 sum = sum.plus(e.getValue());
                 if (m > now - HOUR && e.getKey() != null) {
-                    lastHour.merge(e.getKey(), none.plus(e.getValue()), (a, b) -> a.plus(new long[] {b.delivered, b.dead, b.failedAttempts}));
+                    lastHour.merge(e.getKey(), none.plus(e.getValue()), (a, b) -> a.plus(b.counts()));
                 }
             }
             minutes[(int) (m - first)] = sum;
@@ -186,9 +192,9 @@ public class Counts {
     }
 
     private static Map<Group, long[]> total(Map<Group, long[]> groups) {
-        long[] sum = new long[3];
+        long[] sum = new long[4];
         for (long[] c : groups.values()) {
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < sum.length; i++) {
                 sum[i] += c[i];
             }
         }

@@ -109,14 +109,15 @@ public class Claims {
 
     /**
      * How many rows one finish changed, and how many it refused because the claim was no longer held;
-     * {@code released} rows never started and are claimable again with their attempt given back.
+     * {@code released} rows never started and are claimable again with their attempt given back;
+     * {@code cancelled} rows were cancelled while in flight and did not deliver, so they went to history as cancelled.
      */
-    public record Finished(int delivered, int retried, int dead, int released, int fenced,
+    public record Finished(int delivered, int retried, int dead, int released, int cancelled, int fenced,
             Map<String, Integer> deliveredByKind, Map<String, Integer> retriedByKind, Map<String, Integer> deadByKind) {
 
-        /** Totals only (nothing finished per kind, nothing released): what a fully fenced finish returns. */
+        /** Totals only (nothing finished per kind, nothing released or cancelled): what a fully fenced finish returns. */
         public Finished(int delivered, int retried, int dead, int fenced) {
-            this(delivered, retried, dead, 0, fenced, Map.of(), Map.of(), Map.of());
+            this(delivered, retried, dead, 0, 0, fenced, Map.of(), Map.of(), Map.of());
         }
     }
 
@@ -206,6 +207,11 @@ public class Claims {
      * Finishes a window of rows in one transaction: delivered rows move to history, retries are
      * rescheduled, dead rows move to dead letters (and history), released rows become claimable again.
      * Rows whose claim is no longer the one they were delivered under are left alone and counted as fenced.
+     *
+     * <p>A row cancelled while in flight ({@code cancel_requested}) is finished as its attempt ended when that
+     * delivered; otherwise the retry, dead-letter and release statements pass over it and the last statement
+     * moves it to history as cancelled. Last, so that a cancel committed while this transaction waited for the
+     * row's lock is seen too (each statement reads the newest committed row): its row never stays behind claimed.
      */
     @Transactional(TxType.REQUIRES_NEW)
     public Finished finish(String node, BatchOutcome outcome) throws SQLException {
@@ -214,10 +220,60 @@ public class Claims {
             Map<String, Integer> retried = outcome.retries().isEmpty() ? Map.of() : reschedule(con, outcome.retries());
             Map<String, Integer> dead = outcome.dead().isEmpty() ? Map.of() : deadLetter(con, node, outcome.dead());
             int released = outcome.released().isEmpty() ? 0 : release(con, outcome.released());
+            List<BatchOutcome.Undelivered> undelivered = outcome.undelivered();
+            int cancelled = undelivered.isEmpty() ? 0 : cancelRequested(con, undelivered);
             int d = sum(delivered);
             int r = sum(retried);
             int x = sum(dead);
-            return new Finished(d, r, x, released, outcome.size() - d - r - x - released, delivered, retried, dead);
+            return new Finished(d, r, x, released, cancelled, outcome.size() - d - r - x - released - cancelled,
+                    delivered, retried, dead);
+        }
+    }
+
+    /**
+     * Rows cancelled while in flight whose attempt is over without a delivery (CTE {@code cancelled}, the deleted
+     * outbox rows): to history as cancelled, finished by the node that claimed them, and the invoke waiting on
+     * one answered so.
+     */
+    private static final String CANCELLED = """
+            , cancelled_history AS (
+                INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
+                        trigger_depth, outcome, attempt_count, last_error, created_at, finished_by, parent_id)
+                SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
+                       'cancelled', attempt_count, last_error, created_at, claimed_by, parent_id
+                FROM cancelled
+            ), cancelled_answered AS (
+                INSERT INTO replies (id, app_id, outbox_id, outcome, error)
+                SELECT reply_to, app_id, id, 'cancelled', 'cancelled' FROM cancelled WHERE reply_to IS NOT NULL
+                ON CONFLICT (id) DO NOTHING
+            )
+            """;
+
+    /**
+     * The rows among {@code undelivered} (retries, dead, released) that were cancelled while in flight and
+     * whose claim still holds: to history as cancelled, and their waiting invoke (if any) answered so.
+     */
+    private static int cancelRequested(Connection con, List<BatchOutcome.Undelivered> rows) throws SQLException {
+        String sql = """
+                WITH cancelled AS (
+                    DELETE FROM outbox o
+                    USING unnest(?::uuid[], ?::uuid[]) AS f(id, token)   -- 1, 2: rows and their claims' tokens
+                    WHERE o.id = f.id
+                      AND o.claim_token = f.token
+                      AND o.cancel_requested
+                      -- the lease still holds; an expression, so that no plan is driven by the lease index
+                      AND o.lease_expires_at - now() > interval '0'
+                    RETURNING o.*
+                )""" + CANCELLED + """
+                SELECT count(*) FROM cancelled
+                """;
+        try (PreparedStatement ps = con.prepareStatement(sql)) {
+            ps.setArray(1, uuids(con, rows.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
+            ps.setArray(2, uuids(con, rows.stream().map(r -> r.token().value()).toArray(UUID[]::new)));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
         }
     }
 
@@ -285,6 +341,7 @@ public class Claims {
                 FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::text[]) AS r(id, token, delay_ms, error)  -- 1..4
                 WHERE o.id = r.id
                   AND o.claim_token = r.token
+                  AND NOT o.cancel_requested                           -- cancelled in flight: finished as cancelled
                   -- the lease still holds; an expression, so that no plan is driven by the lease index (the rows
                   -- are found by primary key, whatever the statistics say about leases)
                   AND o.lease_expires_at - now() > interval '0'
@@ -311,6 +368,7 @@ public class Claims {
                 FROM unnest(?::uuid[], ?::uuid[]) AS r(id, token)        -- 1, 2: rows and their claims' tokens
                 WHERE o.id = r.id
                   AND o.claim_token = r.token
+                  AND NOT o.cancel_requested                           -- cancelled in flight: finished as cancelled
                   -- the lease still holds; an expression, so that no plan is driven by the lease index (the rows
                   -- are found by primary key, whatever the statistics say about leases)
                   AND o.lease_expires_at - now() > interval '0'
@@ -330,6 +388,7 @@ public class Claims {
                     USING unnest(?::uuid[], ?::uuid[], ?::text[], ?::boolean[]) AS d(id, token, error, disable)  -- 1..4: rows, tokens, reasons, 410s
                     WHERE o.id = d.id
                       AND o.claim_token = d.token
+                      AND NOT o.cancel_requested                           -- cancelled in flight: finished as cancelled
                       -- the lease still holds; an expression, so that no plan is driven by the lease index (the rows
                       -- are found by primary key, whatever the statistics say about leases)
                       AND o.lease_expires_at - now() > interval '0'
@@ -418,10 +477,15 @@ public class Claims {
                     SET claim_token = NULL, claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL,
                         next_attempt_at = now(),   -- due again now: in front of every claimer's cursor
                         last_error = 'lease of ' || o.claimed_by || ' expired during attempt ' || o.attempt_count
-                    WHERE o.id = ANY (ARRAY(SELECT id FROM expired))
+                    WHERE o.id = ANY (ARRAY(SELECT id FROM expired)) AND NOT o.cancel_requested
                     RETURNING 1
-                )
-                SELECT count(*), now() FROM recovered
+                ), cancelled AS (
+                    -- cancelled while in flight, and its node never finished it: the attempt is over, so is the row
+                    DELETE FROM outbox o
+                    WHERE o.id = ANY (ARRAY(SELECT id FROM expired)) AND o.cancel_requested
+                    RETURNING o.*
+                )""" + CANCELLED + """
+                SELECT (SELECT count(*) FROM recovered) + (SELECT count(*) FROM cancelled), now()
                 """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setObject(1, after == null ? SCAN_FROM_START : after);

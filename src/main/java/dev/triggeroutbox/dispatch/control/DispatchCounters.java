@@ -17,6 +17,7 @@ public class DispatchCounters {
     private final LongAdder deadLettered = new LongAdder();
     private final LongAdder fenced = new LongAdder();
     private final LongAdder released = new LongAdder();
+    private final LongAdder cancelled = new LongAdder();
     private final LongAdder leasesRecovered = new LongAdder();
     private final Map<String, LongAdder> enqueuedByKind = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> deliveredByKind = new ConcurrentHashMap<>();
@@ -33,6 +34,7 @@ public class DispatchCounters {
         deadLettered.add(finished.dead());
         fenced.add(finished.fenced());
         released.add(finished.released());
+        cancelled.add(finished.cancelled());
         add(deliveredByKind, finished.deliveredByKind());
         add(retriedByKind, finished.retriedByKind());
         add(deadByKind, finished.deadByKind());
@@ -123,6 +125,11 @@ public class DispatchCounters {
 
     public long deadLettered() {
         return deadLettered.sum();
+    }
+
+    /** Rows cancelled while in flight that this node finished as cancelled (their attempt did not deliver). */
+    public long cancelled() {
+        return cancelled.sum();
     }
 
     /** Late results discarded because their claim was no longer held (zombie completions). */

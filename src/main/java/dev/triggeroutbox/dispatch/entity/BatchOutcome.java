@@ -31,6 +31,10 @@ public final class BatchOutcome {
     public record Released(OutboxId id, ClaimToken token) {
     }
 
+    /** A row whose attempt did not deliver (to retry, dead or released): finished as cancelled if it was cancelled in flight. */
+    public record Undelivered(OutboxId id, ClaimToken token) {
+    }
+
     /** A delivered row's answer, kept for its caller (rows with reply_to only). */
     public record Reply(OutboxId id, String body) {
     }
@@ -84,6 +88,15 @@ public final class BatchOutcome {
 
     public List<Released> released() {
         return released;
+    }
+
+    /** Every row of this window whose attempt did not deliver, whatever is to become of it. */
+    public List<Undelivered> undelivered() {
+        List<Undelivered> rows = new ArrayList<>(retries.size() + dead.size() + released.size());
+        retries.forEach(r -> rows.add(new Undelivered(r.id(), r.token())));
+        dead.forEach(d -> rows.add(new Undelivered(d.id(), d.token())));
+        released.forEach(r -> rows.add(new Undelivered(r.id(), r.token())));
+        return rows;
     }
 
     /** PostgreSQL text holds no NUL character; one in a target's answer must not fail the whole batch. */

@@ -43,6 +43,8 @@ public class MetricsResource {
         byKind(out, "outbox_dead_lettered_total", "Rows this node moved to dead letters.", counters.deadLetteredByKind());
         counter(out, "outbox_lease_recoveries_total", "Expired leases this node released (their node died or stalled).",
                 counters.leasesRecovered());
+        counter(out, "outbox_cancelled_in_flight_total", "Rows cancelled during their attempt that this node finished as cancelled.",
+                counters.cancelled());
         counter(out, "outbox_fenced_completions_total", "Late results this node discarded because its claim had expired.",
                 counters.fenced());
         histogram(out, counters.deliveryTimes());

@@ -2,6 +2,7 @@ package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.outbox.control.Cancellations;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.control.UnknownTriggerException;
@@ -31,7 +32,7 @@ import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 import java.sql.SQLException;
 
-/** {@code /outbox}: enqueue one row, and ask where a row stands. */
+/** {@code /outbox}: enqueue one row, ask where a row stands, cancel one. */
 @Path("outbox")
 @RequestScoped
 @RolesAllowed({Callers.PRODUCER, Callers.ADMIN})
@@ -44,6 +45,8 @@ public class OutboxResource {
     @Inject
     RowStatus status;
 
+    @Inject
+    Cancellations cancellations;
 
     @Inject
     OutboxLimits limits;
@@ -90,6 +93,29 @@ public class OutboxResource {
             throw ApiException.notFound("outbox row " + id);
         }
         return found.forProducer();
+    }
+
+    /**
+     * Cancels a row of the caller's app: 200 with status {@code cancelled} when it was pending or scheduled (or
+     * was cancelled before), 202 with where it stands when it was in flight (its attempt finishes first, then it
+     * ends cancelled unless that attempt delivered), 409 when it was delivered or dead already.
+     */
+    @POST
+    @Path("{id}/cancel")
+    public Response cancel(@PathParam("id") String id) throws SQLException {
+        OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
+        Cancellations.Done done = cancellations.cancel(row, app -> Callers.mayReach(caller, app));
+        JsonObject now = status(id);
+        String stands = now.getString("status");
+        if (done == Cancellations.Done.REQUESTED) {
+            return Response.accepted(now).build();
+        }
+        if (!stands.equals("cancelled")) {
+            // delivered or dead; or still in the outbox when it was not (a replay since): nothing was cancelled
+            throw new ApiException(409, "not-cancellable", "Not cancellable",
+                    "outbox row " + id + " is " + stands + ": only pending, scheduled and in-flight rows can be cancelled");
+        }
+        return Response.ok(now).build();
     }
 
 }

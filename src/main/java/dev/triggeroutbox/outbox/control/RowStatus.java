@@ -22,7 +22,7 @@ import javax.sql.DataSource;
 
 /**
  * Where a row stands, wherever it is now: still in the outbox (pending, scheduled, in flight),
- * dead-lettered, or finished and kept in the delivery history. Read on the database clock.
+ * dead-lettered, or finished and kept in the delivery history (delivered, dead or cancelled). Read on the database clock.
  */
 @ApplicationScoped
 public class RowStatus {
@@ -57,15 +57,17 @@ public class RowStatus {
                        attempt_count, last_error, created_at, next_attempt_at, claimed_by, NULL::timestamptz AS finished_at,
                        CASE WHEN claim_token IS NOT NULL AND lease_expires_at > now() THEN 'in_flight'
                             WHEN next_attempt_at > now() THEN 'scheduled'
-                            ELSE 'pending' END AS status
+                            ELSE 'pending' END AS status,
+                       cancel_requested
                 FROM outbox WHERE %1$s = ?
                 UNION ALL
                 SELECT 2, id, app_id, source_kind, trigger_id, root_execution_id, parent_id, trigger_depth,
-                       attempt_count, last_error, created_at, NULL, dead_by, dead_at, 'dead'
+                       attempt_count, last_error, created_at, NULL, dead_by, dead_at, 'dead', false
                 FROM dead_letters WHERE %1$s = ?
                 UNION ALL
+                -- outcome: delivered, dead or cancelled
                 SELECT 3, outbox_id, app_id, source_kind, trigger_id, root_execution_id, parent_id, trigger_depth,
-                       attempt_count, last_error, created_at, NULL, finished_by, finished_at, outcome
+                       attempt_count, last_error, created_at, NULL, finished_by, finished_at, outcome, false
                 FROM delivery_history WHERE %2$s = ?
                 """.formatted(key, historyKey);
     }
@@ -117,7 +119,9 @@ public class RowStatus {
                 .add("sourceKind", rs.getString("source_kind"))
                 .add("status", rs.getString("status"))
                 .add("attemptCount", rs.getInt("attempt_count"))
-                .add("triggerDepth", rs.getInt("trigger_depth"));
+                .add("triggerDepth", rs.getInt("trigger_depth"))
+                // in flight and cancelled: it ends cancelled once its attempt is over, unless that attempt delivers
+                .add("cancelRequested", rs.getBoolean("cancel_requested"));
         addUuid(json, "triggerId", rs.getObject("trigger_id", UUID.class));
         addUuid(json, "rootExecutionId", rs.getObject("root_execution_id", UUID.class));
         addText(json, "lastError", rs.getString("last_error"));

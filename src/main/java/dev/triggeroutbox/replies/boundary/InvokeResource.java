@@ -145,7 +145,7 @@ public class InvokeResource {
         return requests.start(principal, key, uri.getPath(), String.valueOf(body), row, Locations.of(uri, "replies"));
     }
 
-    /** 200 with the target's answer (502 when it refused), or 202 with where to fetch it later. */
+    /** 200 with the target's answer (502 when it refused, 409 when the row was cancelled), or 202 with where to fetch it later. */
     private static Response answer(Optional<StoredReplies.Reply> reply, InvokeRequests.Started started, String instance) {
         return reply.map(r -> ReplyAnswers.of(r, instance))
                 .orElseGet(() -> Response.fromResponse(started.pending().toResponse())

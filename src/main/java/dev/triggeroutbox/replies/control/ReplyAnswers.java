@@ -6,13 +6,21 @@ import jakarta.json.JsonException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
-/** How a reply goes back over HTTP: the target's answer as the body, or 502 when the target failed. */
+/**
+ * How a reply goes back over HTTP: the target's answer as the body, 502 when the target failed, 409 when the row
+ * was cancelled.
+ */
 public final class ReplyAnswers {
 
     private ReplyAnswers() {
     }
 
     public static Response of(StoredReplies.Reply reply, String instance) {
+        if (reply.cancelled()) {
+            return Response.fromResponse(Problems.response(409, "cancelled", "The row was cancelled",
+                    "outbox row " + reply.row() + " was cancelled before it was delivered", instance))
+                    .header("Outbox-Row-Id", reply.row().toString()).build();
+        }
         if (!reply.delivered()) {
             return Response.fromResponse(Problems.response(502, "target-failed", "The target failed",
                     "the target did not accept the request: " + reply.error(), instance))

@@ -31,8 +31,19 @@ public class StoredReplies implements HousekeepingJob {
     /** Answers per delete: one short transaction, whatever the backlog. */
     static final int PRUNE_CHUNK = 10_000;
 
-    /** What a target answered: delivered with a body (may be null), or dead with the reason. */
-    public record Reply(UUID appId, OutboxId row, boolean delivered, String body, String error) {
+    /**
+     * What became of the row: {@code outcome} delivered with the target's body (may be null), dead with the
+     * reason, or cancelled (POST /outbox/{id}/cancel) before it delivered.
+     */
+    public record Reply(UUID appId, OutboxId row, String outcome, String body, String error) {
+
+        public boolean delivered() {
+            return "delivered".equals(outcome);
+        }
+
+        public boolean cancelled() {
+            return "cancelled".equals(outcome);
+        }
     }
 
     /** A row still on its way to the target whose answer is awaited. */
@@ -64,7 +75,7 @@ public class StoredReplies implements HousekeepingJob {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     found.put(rs.getObject(1, UUID.class), new Reply(rs.getObject(2, UUID.class),
-                            new OutboxId(rs.getObject(3, UUID.class)), "delivered".equals(rs.getString(4)),
+                            new OutboxId(rs.getObject(3, UUID.class)), rs.getString(4),
                             rs.getString(5), rs.getString(6)));
                 }
             }

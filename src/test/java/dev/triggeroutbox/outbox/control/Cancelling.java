@@ -1,0 +1,16 @@
+package dev.triggeroutbox.outbox.control;
+
+import javax.sql.DataSource;
+
+/** Cancellations over a plain DataSource, for tests of the SQL without a server. */
+public final class Cancelling {
+
+    private Cancelling() {
+    }
+
+    public static Cancellations on(DataSource dataSource) {
+        Cancellations cancellations = new Cancellations();
+        cancellations.dataSource = dataSource;
+        return cancellations;
+    }
+}
