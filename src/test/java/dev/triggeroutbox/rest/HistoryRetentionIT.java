@@ -53,13 +53,15 @@ class HistoryRetentionIT {
 
     @Test
     void thePartitionPastRetentionIsDroppedAndTheRecentRowsStayReadable() {
-        // a database upgraded long ago: the table from V7 has aged out, and days are partitions, one ten days old
-        ItDatabase.update("DROP TABLE IF EXISTS delivery_history_v7");
+        // a database upgraded long ago: the table from V7 has aged out, and days are partitions, one ten days old;
+        // one transaction, so that no row the server finishes meanwhile lands in the default partition between the
+        // drop and the attaches (it would then hold rows of today's range, and today's attach would fail)
         ItDatabase.update("""
                 DO $$
                 DECLARE
                     today timestamptz := date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
                 BEGIN
+                    DROP TABLE IF EXISTS delivery_history_v7;
                     CREATE TABLE delivery_history_it_old (LIKE delivery_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
                     EXECUTE format('ALTER TABLE delivery_history ATTACH PARTITION delivery_history_it_old FOR VALUES FROM (%L) TO (%L)',
                                    today - interval '10 days', today - interval '9 days');
