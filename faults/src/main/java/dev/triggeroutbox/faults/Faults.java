@@ -55,7 +55,8 @@ public final class Faults {
                 Scenario scenario = Scenario.of(n);
                 Verdict v = new Verdict(n, scenario.title);
                 Progress.say("scenario %d: %s", n, scenario.title);
-                try {
+                try (Retries retries = Retries.watch(db[0])) {
+                    h.retries = retries;
                     scenario.run(h, v);
                 } catch (Exception e) {
                     v.fail("the scenario broke off: %s", e);

@@ -24,6 +24,8 @@ final class Harness {
     final Postgres db;
     final Cluster cluster;
     final Rest rest;
+    /** The errors of the current scenario's retried rows, as watched while it runs. */
+    volatile Retries retries;
 
     Harness(Settings settings, Postgres db, Cluster cluster, Rest rest) {
         this.settings = settings;
@@ -102,7 +104,8 @@ final class Harness {
         for (Receiver r : receivers.values()) {
             r.hits().forEach((id, hit) -> {
                 if (hit.count.get() > 1) {
-                    v.duplicates.put(id, hit.deliveries.toString());
+                    Retries seen = retries;
+                    v.duplicates.put(id, hit.deliveries + (seen == null ? "" : " — errors seen: " + seen.of(id)));
                 }
                 if (ledger.entry(id) == null) {
                     v.extra++;

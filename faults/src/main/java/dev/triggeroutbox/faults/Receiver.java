@@ -10,6 +10,8 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -35,14 +37,27 @@ final class Receiver implements AutoCloseable {
     /** Connections waiting to be accepted (the kernel caps it at net.core.somaxconn, 4,096 here). */
     private static final int ACCEPT_BACKLOG = 4_096;
 
+    private static final int READERS = 4;
+
     private final Map<UUID, Hit> hits = new ConcurrentHashMap<>();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong maxTimestampSkew = new AtomicLong();
     private final AtomicLong slowestAnswer = new AtomicLong();
     private final AtomicLong refusedTimestamps = new AtomicLong();
     private volatile long timestampTolerance = Long.MAX_VALUE;
-    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+    /**
+     * Read requests and answer them: a few, so that a burst of thousands of requests (scenario 9) never becomes
+     * thousands of runnable threads in this process, on the cores the nodes share (their run queue, not the
+     * nodes' work, would then be what the nodes' latency shows).
+     */
+    private final ExecutorService threads = Executors.newFixedThreadPool(READERS, r -> {
         Thread t = new Thread(r, "receiver");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Answers the delayed requests when their delay is over. */
+    private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "receiver-delays");
         t.setDaemon(true);
         return t;
     });
@@ -104,41 +119,51 @@ final class Receiver implements AutoCloseable {
     }
 
     private void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            exchange.getRequestBody().readAllBytes();
-            long now = System.nanoTime();
-            String id = exchange.getRequestHeaders().getFirst("webhook-id");
-            String timestamp = exchange.getRequestHeaders().getFirst("webhook-timestamp");
-            requests.incrementAndGet();
-            if (timestamp != null) {
-                long skew = Math.abs(Long.parseLong(timestamp) - Instant.now().getEpochSecond());
-                maxTimestampSkew.accumulateAndGet(skew, Math::max);
-                if (skew > timestampTolerance) {
-                    refusedTimestamps.incrementAndGet();
+        exchange.getRequestBody().readAllBytes();
+        long now = System.nanoTime();
+        String id = exchange.getRequestHeaders().getFirst("webhook-id");
+        String timestamp = exchange.getRequestHeaders().getFirst("webhook-timestamp");
+        requests.incrementAndGet();
+        if (timestamp != null) {
+            long skew = Math.abs(Long.parseLong(timestamp) - Instant.now().getEpochSecond());
+            maxTimestampSkew.accumulateAndGet(skew, Math::max);
+            if (skew > timestampTolerance) {
+                refusedTimestamps.incrementAndGet();
+                try (exchange) {
                     exchange.sendResponseHeaders(400, -1); // not recorded as delivered: the sender dead-letters it
-                    return;
                 }
+                return;
             }
-            if (id != null) {
-                Hit hit = hits.computeIfAbsent(UUID.fromString(id), k -> {
-                    Hit h = new Hit();
-                    h.firstNanos = now;
-                    h.firstEpochMillis = System.currentTimeMillis();
-                    return h;
-                });
-                hit.count.incrementAndGet();
-                hit.lastNanos = now;
-                hit.deliveries.append(String.format(java.util.Locale.ROOT, " +%.1fs#%s", (now - hit.firstNanos) / 1e9,
-                        exchange.getRequestHeaders().getFirst("outbox-attempt")));
-            }
-            long delay = delayMillis;
-            if (delay > 0) {
-                Thread.sleep(delay);
-            }
+        }
+        if (id != null) {
+            Hit hit = hits.computeIfAbsent(UUID.fromString(id), k -> {
+                Hit h = new Hit();
+                h.firstNanos = now;
+                h.firstEpochMillis = System.currentTimeMillis();
+                return h;
+            });
+            hit.count.incrementAndGet();
+            hit.lastNanos = now;
+            hit.deliveries.append(String.format(java.util.Locale.ROOT, " +%.1fs#%s", (now - hit.firstNanos) / 1e9,
+                    exchange.getRequestHeaders().getFirst("outbox-attempt")));
+        }
+        long delay = delayMillis;
+        if (delay > 0) {
+            // answered later by the timer thread, holding no thread meanwhile: thousands of held requests (scenario
+            // 9) would otherwise be thousands of sleeping threads started within a second, whose creation costs this
+            // process (on the cores the nodes use) more than the nodes' own work, and show as the nodes' latency
+            later.schedule(() -> answer(exchange, now), delay, TimeUnit.MILLISECONDS);
+        } else {
+            answer(exchange, now);
+        }
+    }
+
+    private void answer(HttpExchange exchange, long readAt) {
+        try (exchange) {
             exchange.sendResponseHeaders(200, -1);
-            slowestAnswer.accumulateAndGet(System.nanoTime() - now, Math::max);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            slowestAnswer.accumulateAndGet(System.nanoTime() - readAt, Math::max);
+        } catch (IOException e) {
+            // the sender gave up (its timeout): nothing to answer
         }
     }
 
@@ -168,5 +193,6 @@ final class Receiver implements AutoCloseable {
     public void close() {
         down();
         threads.shutdownNow();
+        later.shutdownNow();
     }
 }

@@ -138,6 +138,7 @@ final class SlowReceiver extends Scenario {
                 + "(%,d rows, %.1f s); bar 2 × baseline p99 + 100 ms = %.1f ms", normal.millis(0.5), normal.millis(0.99),
                 normal.count(), (due - baselineFrom) / 1e9, slowed.millis(0.5), slowed.millis(0.99), slowed.count(),
                 (backlog.end - due) / 1e9, bar);
+        v.figure("  app B's p99 by second of A's backlog (rows sent in it):%s", bySecond(ledger, rb, b, due, backlog.end));
         v.figure("app B's invokes: before A's rows were due (timeoutMs %d) %s; during A's backlog (timeoutMs %d: 2 × the "
                 + "slowest before + 100, at most %d) %s", INVOKE_TIMEOUT_MILLIS, answers(quiet), timeout,
                 INVOKE_TIMEOUT_MILLIS, answers(invoked));
@@ -163,6 +164,17 @@ final class SlowReceiver extends Scenario {
         long after = invoked.stream().filter(i -> i.sentNanos() >= backlog.end).count();
         v.require(after == 0, "%d of app B's invokes were sent after A's backlog was gone", after);
         invokeRowsDelivered(quiet, invoked, ri, v);
+    }
+
+    /** " +0s 12.1 ms (95) · +1s …": where in A's backlog B's slow rows were sent, for the first 15 seconds. */
+    private static String bySecond(Ledger ledger, Receiver rb, UUID b, long from, long to) {
+        StringBuilder out = new StringBuilder();
+        long second = TimeUnit.SECONDS.toNanos(1);
+        for (int k = 0; k < 15 && from + k * second < to; k++) {
+            Latencies l = Latencies.of(ledger, rb, b, from + k * second, Math.min(to, from + (k + 1) * second));
+            out.append(String.format(Locale.ROOT, "%s +%ds %.1f ms (%d)", k == 0 ? "" : " ·", k, l.millis(0.99), l.count()));
+        }
+        return out.toString();
     }
 
     private static long twice(Receiver r) {
