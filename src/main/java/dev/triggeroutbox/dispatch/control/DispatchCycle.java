@@ -107,7 +107,7 @@ public class DispatchCycle {
         }
         int limit = 1 + drainPermits(settings.batchSize() - 1);
         ClaimToken token = ClaimToken.random();
-        Claims.Room room = inFlight.room(settings.appShare(), settings.triggerShare(), limit);
+        Claims.Room room = inFlight.room(settings.appShare(), settings.triggerShare(), limit, targets.rooms());
         Set<UUID> passedOver = passedOver(room);
         Cursor cursor = cursors.get(node);
         if (cursor != null && !passedOver.containsAll(cursor.passedOver())) {

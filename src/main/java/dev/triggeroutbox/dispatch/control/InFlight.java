@@ -36,14 +36,26 @@ final class InFlight {
         return count <= 1 ? null : count - 1;
     }
 
-    /** The room a claim of {@code limit} rows has now. */
-    Claims.Room room(int appShare, int triggerShare, int limit) {
+    /**
+     * The room a claim of {@code limit} rows has now; {@code targetRooms} bound some triggers further (what their
+     * targets can start now: a webhook origin with every connection busy has none).
+     */
+    Claims.Room room(int appShare, int triggerShare, int limit, Map<UUID, Integer> targetRooms) {
         List<UUID> fullApps = new ArrayList<>();
         Map<UUID, Integer> appRooms = new HashMap<>();
         split(apps, appShare, fullApps, appRooms);
         List<UUID> fullTriggers = new ArrayList<>();
         Map<UUID, Integer> triggerRooms = new HashMap<>();
         split(triggers, triggerShare, fullTriggers, triggerRooms);
+        targetRooms.forEach((trigger, room) -> {
+            if (room <= 0) {
+                if (triggerRooms.remove(trigger) != null || !fullTriggers.contains(trigger)) {
+                    fullTriggers.add(trigger);
+                }
+            } else if (!fullTriggers.contains(trigger)) {
+                triggerRooms.merge(trigger, Math.min(room, triggerShare), Math::min);
+            }
+        });
         return new Claims.Room(fullApps, fullTriggers, appRooms, triggerRooms, Math.min(appShare, limit),
                 Math.min(triggerShare, limit));
     }

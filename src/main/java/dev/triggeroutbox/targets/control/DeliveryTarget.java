@@ -3,6 +3,8 @@ package dev.triggeroutbox.targets.control;
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -21,4 +23,17 @@ public interface DeliveryTarget {
      * the work (interrupts the handler, aborts the HTTP exchange).
      */
     CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts, Duration timeout);
+
+    /**
+     * The most rows of each trigger (by id) the next claim should take for this target, where the target is the
+     * bound (a webhook origin with every connection busy: 0); triggers not named are bound only by their share.
+     */
+    default Map<UUID, Integer> rooms() {
+        return Map.of();
+    }
+
+    /** The node is stopping: deliveries this target holds back, not started yet, are given back unstarted. How many. */
+    default int stopStarting() {
+        return 0;
+    }
 }

@@ -10,6 +10,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /** Routes a claimed row to the delivery target its trigger names. */
@@ -39,8 +40,21 @@ public class Targets {
         return target.deliver(row, maxAttempts, timeout);
     }
 
-    /** The node is stopping: deliveries waiting for a thread are given back unstarted, none starts any more. */
+    /** The node is stopping: deliveries waiting for a thread or a connection are given back unstarted, none starts any more. */
     public int stopStarting() {
-        return threads.stopStarting();
+        int given = threads.stopStarting();
+        for (DeliveryTarget t : byType.values()) {
+            given += t.stopStarting();
+        }
+        return given;
+    }
+
+    /** Per trigger, the most rows the next claim should take where a target is the bound ({@link DeliveryTarget#rooms()}). */
+    public Map<UUID, Integer> rooms() {
+        Map<UUID, Integer> rooms = new HashMap<>();
+        for (DeliveryTarget t : byType.values()) {
+            t.rooms().forEach((trigger, room) -> rooms.merge(trigger, room, Math::min));
+        }
+        return rooms;
     }
 }

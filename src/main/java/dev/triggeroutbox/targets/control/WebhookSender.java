@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -55,12 +57,14 @@ final class WebhookSender {
     private final Duration connectTimeout;
     private final Clock clock;
     private final WebhookCircuits circuits;
+    private final OriginGate gate;
     private final BoundedMemo<String, Destination> destinations;
     private final BoundedMemo<String, WebhookSignature> signatures = new BoundedMemo<>(REMEMBERED, WebhookSignature::of);
 
     WebhookSender(HttpClient client, WebhookAddressPolicy policy, Duration timeout, Duration connectTimeout,
-            Clock clock, WebhookCircuits circuits) {
+            Clock clock, WebhookCircuits circuits, OriginGate gate) {
         this.client = client;
+        this.gate = gate;
         this.policy = policy;
         this.timeout = timeout;
         this.connectTimeout = connectTimeout;
@@ -109,6 +113,29 @@ final class WebhookSender {
     }
 
     /**
+     * From now on, every {@code millis}, gives back the deliveries waiting past their deadline at an origin whose
+     * exchanges all hang (elsewhere an ending exchange does it); stops with the client.
+     */
+    void sweepEvery(long millis) {
+        client.getScheduler().schedule(() -> {
+            gate.expireOverdue();
+            if (client.isRunning()) {
+                sweepEvery(millis);
+            }
+        }, millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** The room each webhook trigger with deliveries on this node has left at its origin ({@link OriginGate#rooms()}). */
+    Map<UUID, Integer> rooms() {
+        return gate.rooms();
+    }
+
+    /** The node is stopping: deliveries waiting for a place at their origin are given back unstarted. How many. */
+    int stopStarting() {
+        return gate.expireAll();
+    }
+
+    /**
      * Starts the delivery. When the caller completes the returned future exceptionally (the dispatcher's
      * timeout), the HTTP exchange in flight is aborted, which closes its connection.
      */
@@ -121,15 +148,19 @@ final class WebhookSender {
         CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
         // the client's own timeout of the exchange is the only timer a delivery needs
         Duration answerWithin = deliveryTimeout == null || deliveryTimeout.compareTo(timeout) >= 0 ? timeout : deliveryTimeout;
+        // a wait for a place at the origin spends none of the exchange's time, so it may last up to the row's
+        // start deadline plus what the exchange leaves of the delivery's time
+        long slack = deliveryTimeout == null ? 0 : deliveryTimeout.minus(answerWithin).toNanos();
+        long deadline = row.startBy() > Long.MAX_VALUE - slack ? Long.MAX_VALUE : row.startBy() + slack;
         try {
-            start(row, answerWithin, result);
+            start(row, answerWithin, deadline, result);
         } catch (RuntimeException e) {
             result.complete(DeliveryResult.failed("webhook delivery could not start: " + WebhookReplies.snippet(e.getMessage())));
         }
         return result;
     }
 
-    private void start(ClaimedRow row, Duration answerWithin, CompletableFuture<DeliveryResult> result) {
+    private void start(ClaimedRow row, Duration answerWithin, long deadline, CompletableFuture<DeliveryResult> result) {
         Destination destination = destinations.get(Objects.requireNonNullElse(row.trigger().target(), ""));
         WebhookAddressPolicy.Verdict verdict = destination.verdict();
         if (!verdict.allowed()) {
@@ -145,12 +176,38 @@ final class WebhookSender {
         }
         WebhookSignature previous = previousSignature(row.trigger());
         String origin = destination.origin();
+        UUID trigger = row.triggerId() == null ? null : row.triggerId().value();
+        Runnable send = () -> exchange(row, destination, signature, previous, answerWithin, result);
+        OriginGate.Entry place = gate.enter(origin, trigger, deadline, () -> sent(send, result),
+                () -> result.complete(new DeliveryResult.NotStarted("no connection to " + origin + " free in time ("
+                        + gate.perOrigin() + " per origin: outbox.webhook.max-connections-per-origin)")));
+        result.whenComplete((r, e) -> place.cancel()); // given up on while waiting: its place in the line goes
+        result.whenComplete((r, e) -> {
+            if (place.started()) {
+                gate.ended(place);
+            }
+        });
+    }
+
+    /** Runs a send that got its place; one that throws still ends as a result. */
+    private static void sent(Runnable send, CompletableFuture<DeliveryResult> result) {
+        try {
+            send.run();
+        } catch (RuntimeException e) {
+            result.complete(DeliveryResult.failed("webhook delivery could not start: " + WebhookReplies.snippet(e.getMessage())));
+        }
+    }
+
+    /** The exchange of a delivery that has its place at the origin: past the circuit, signed, sent. */
+    private void exchange(ClaimedRow row, Destination destination, WebhookSignature signature, WebhookSignature previous,
+            Duration answerWithin, CompletableFuture<DeliveryResult> result) {
+        String origin = destination.origin();
         WebhookCircuits.Admission admission = circuits.admit(origin);
         if (!admission.send()) {
             result.complete(new DeliveryResult.Failed(admission.reason(), Duration.ofMillis(admission.deferMillis())));
             return;
         }
-        URI uri = verdict.uri();
+        URI uri = destination.verdict().uri();
         byte[] body = row.payload().getBytes(StandardCharsets.UTF_8);
         long timestamp = clock.instant().getEpochSecond();
         Request request = client.newRequest(uri).method(HttpMethod.POST).timeout(answerWithin.toMillis(), TimeUnit.MILLISECONDS)

@@ -41,6 +41,18 @@ public class WebhookSettings {
     long circuitMaxOpenMillis;
 
     /**
+     * Webhook exchanges in flight to one origin (scheme, host and port) on this node at once; the rest of an
+     * origin's rows wait, their time not running, and the claim leaves them in the outbox while none of its
+     * connections is free. 64 (as many as Jetty's client opens by default) keeps a burst for a slow receiver
+     * from opening a connection per row, which cost the node's CPU ahead of every other app's deliveries; a
+     * receiver answering in {@code t} seconds gets at most 64 / {@code t} rows per second per node. Raise it for
+     * receivers that are slow and must take more; 1 sends one request at a time per origin per node.
+     */
+    @Inject
+    @ConfigProperty(name = "outbox.webhook.max-connections-per-origin", defaultValue = "64")
+    int connectionsPerOrigin;
+
+    /**
      * How long, after {@code POST …/triggers/{id}/secret}, deliveries still carry a signature by the
      * secret it replaced beside the new one (24 h by default, what webhook providers commonly give), so
      * a receiver can deploy the new secret without refusing a delivery meanwhile. Longer leaves the old
@@ -58,6 +70,7 @@ public class WebhookSettings {
     void check() {
         require(timeoutMillis >= 1, "outbox.webhook.timeout-ms must be at least 1");
         require(connectTimeoutMillis >= 1, "outbox.webhook.connect-timeout-ms must be at least 1");
+        require(connectionsPerOrigin >= 1, "outbox.webhook.max-connections-per-origin must be at least 1");
         require(circuitFailures >= 0, "outbox.webhook.circuit-failures must be 0 (no circuit breaker) or more");
         require(circuitMaxOpenMillis >= WebhookCircuits.FIRST_OPEN_MILLIS,
                 "outbox.webhook.circuit-max-open-ms must be at least " + WebhookCircuits.FIRST_OPEN_MILLIS);
@@ -88,6 +101,11 @@ public class WebhookSettings {
 
     public Duration connectTimeout() {
         return Duration.ofMillis(connectTimeoutMillis);
+    }
+
+    /** Webhook exchanges in flight per origin on this node. */
+    public int connectionsPerOrigin() {
+        return connectionsPerOrigin;
     }
 
     /** Deliveries in a row that could not reach an origin before its circuit opens (0: no circuit breaker). */

@@ -12,6 +12,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
@@ -33,6 +35,8 @@ public class WebhookTarget implements DeliveryTarget {
     static final int RESOLVED_HOSTS = 1_000;
     static final long RESOLVED_TTL_MILLIS = 30_000;
     static final long UNRESOLVED_TTL_MILLIS = 2_000;
+    /** How often deliveries waiting past their deadline for a hung origin are given back. */
+    static final long SWEEP_MILLIS = 250;
 
     @Inject
     WebhookSettings settings;
@@ -64,15 +68,16 @@ public class WebhookTarget implements DeliveryTarget {
         HostResolver dns = new HostResolver(InetAddress::getAllByName, resolverThreads, RESOLVED_HOSTS,
                 RESOLVED_TTL_MILLIS, UNRESOLVED_TTL_MILLIS, System::nanoTime);
         try {
-            // as many connections per origin as deliveries may be in flight: a slow receiver that is up gets them all
-            client = WebhookSender.client(settings.connectTimeout(), dispatch.concurrency(),
+            // the client opens no more connections per origin than the gate lets exchanges through
+            client = WebhookSender.client(settings.connectTimeout(), settings.connectionsPerOrigin(),
                     new CheckedAddresses(settings.addressPolicy(), dns), threadFactory);
         } catch (Exception e) {
             throw new IllegalStateException("the webhook HTTP client did not start: " + e.getMessage(), e);
         }
         sender = new WebhookSender(client, settings.addressPolicy(), settings.timeout(), settings.connectTimeout(),
                 databaseClock.clock(), // the signed timestamp is the database's time, whatever this node's clock says
-                circuits);
+                circuits, new OriginGate(settings.connectionsPerOrigin(), System::nanoTime));
+        sender.sweepEvery(SWEEP_MILLIS);
     }
 
     @PreDestroy
@@ -93,5 +98,15 @@ public class WebhookTarget implements DeliveryTarget {
     @Override
     public CompletableFuture<DeliveryResult> deliver(ClaimedRow row, int maxAttempts, Duration timeout) {
         return sender.send(row, timeout);
+    }
+
+    @Override
+    public Map<UUID, Integer> rooms() {
+        return sender.rooms();
+    }
+
+    @Override
+    public int stopStarting() {
+        return sender.stopStarting();
     }
 }

@@ -108,12 +108,19 @@ class WebhookSenderTest {
     /** A sender as {@link WebhookTarget} builds one, with its own client, on this test's threads and DNS. */
     private WebhookSender sender(String allowList, Duration timeout, WebhookAddressPolicy.Resolver dns,
             WebhookCircuits circuits) throws Exception {
+        return sender(allowList, timeout, dns, circuits, 64);
+    }
+
+    private WebhookSender sender(String allowList, Duration timeout, WebhookAddressPolicy.Resolver dns,
+            WebhookCircuits circuits, int perOrigin) throws Exception {
         WebhookAddressPolicy policy = new WebhookAddressPolicy(WebhookAllowList.parse(allowList), dns);
         Duration connect = Duration.ofSeconds(2);
         HostResolver resolver = new HostResolver(dns, executor, 100, 30_000, 1_000, System::nanoTime);
-        HttpClient client = WebhookSender.client(connect, 64, new CheckedAddresses(policy, resolver), Executors.defaultThreadFactory());
+        HttpClient client = WebhookSender.client(connect, perOrigin, new CheckedAddresses(policy, resolver),
+                Executors.defaultThreadFactory());
         clients.add(client);
-        return new WebhookSender(client, policy, timeout, connect, Clock.fixed(NOW, ZoneOffset.UTC), circuits);
+        return new WebhookSender(client, policy, timeout, connect, Clock.fixed(NOW, ZoneOffset.UTC), circuits,
+                new OriginGate(perOrigin, System::nanoTime));
     }
 
     private WebhookSender sender() throws Exception {
@@ -132,6 +139,60 @@ class WebhookSenderTest {
                 null, null, "{\"rotated\": true}", "alice", 0, null, 1, null, OffsetDateTime.now(ZoneOffset.UTC),
                 OffsetDateTime.now(ZoneOffset.UTC), new ClaimedRow.TriggerTarget("webhook", url, secret, true, null,
                         previous, expires.atOffset(ZoneOffset.UTC)));
+    }
+
+    /** A context that answers 204 after {@code delayMillis} and counts the most requests it held at once. */
+    private AtomicInteger mostAtOnce(String path, long delayMillis) {
+        AtomicInteger now = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        server.createContext(path, exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            most.accumulateAndGet(now.incrementAndGet(), Math::max);
+            try {
+                Thread.sleep(delayMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                now.decrementAndGet();
+            }
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
+        return most;
+    }
+
+    @Test
+    void atMostTheOriginsPlacesAreInFlightAndAWaitForOneSpendsNoneOfTheExchangesTime() throws Exception {
+        AtomicInteger most = mostAtOnce("/slow", 300);
+        WebhookSender sender = sender("127.0.0.1", Duration.ofMillis(700), host -> {
+            throw new UnknownHostException(host);
+        }, new WebhookCircuits(0, 60_000, 7_000, System::nanoTime, bound -> 0), 1);
+        List<CompletableFuture<DeliveryResult>> sent = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            sent.add(sender.send(row(base + "/slow", SECRET, null), Duration.ofSeconds(5)));
+        }
+        for (CompletableFuture<DeliveryResult> f : sent) {
+            // the third waits about 600 ms for its place, then has its whole 700 ms: delivered, not timed out
+            assertInstanceOf(DeliveryResult.Delivered.class, await(f));
+        }
+        assertEquals(1, most.get(), "one request at a time to the origin");
+    }
+
+    @Test
+    void aDeliveryStillWaitingForItsOriginAtItsStartDeadlineIsGivenBackUnstarted() throws Exception {
+        mostAtOnce("/slow", 400);
+        WebhookSender sender = sender("127.0.0.1", Duration.ofSeconds(2), host -> {
+            throw new UnknownHostException(host);
+        }, new WebhookCircuits(0, 60_000, 7_000, System::nanoTime, bound -> 0), 1);
+        CompletableFuture<DeliveryResult> first = sender.send(row(base + "/slow", SECRET, null), Duration.ofSeconds(2));
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+        CompletableFuture<DeliveryResult> late = sender.send(row(base + "/slow", SECRET, null).startingBy(deadline),
+                Duration.ofSeconds(2));
+        assertInstanceOf(DeliveryResult.Delivered.class, await(first));
+        DeliveryResult r = await(late);
+        assertInstanceOf(DeliveryResult.NotStarted.class, r, "waited past its start deadline: no attempt spent");
+        assertTrue(((DeliveryResult.NotStarted) r).reason().contains("outbox.webhook.max-connections-per-origin"), r.toString());
+        assertEquals(Map.of(), sender.rooms(), "nothing left at the origin");
     }
 
     private static DeliveryResult await(CompletableFuture<DeliveryResult> f) throws Exception {

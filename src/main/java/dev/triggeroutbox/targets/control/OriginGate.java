@@ -1,0 +1,243 @@
+package dev.triggeroutbox.targets.control;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+
+/**
+ * At most {@code perOrigin} webhook exchanges in flight to one origin (scheme, host, port) on this node; the
+ * others wait here, in claim order, and each one starts when an exchange to its origin ends. Why: a backlog
+ * for a slow receiver that is up would otherwise open a connection per row at once (a thousand per node with
+ * the default share), and that burst of connects, and of the requests on them, costs the node's CPU ahead of
+ * every other app's deliveries (fault scenario 9: another app's rows waited 4.5–5.5 s, against 1.5 s with 64
+ * connections per origin; docs/GUARANTEES.md). A wait here spends none of the delivery's time: its exchange
+ * timeout starts when it starts. A delivery still waiting at its deadline is given back unstarted (no attempt
+ * spent), and the claim passes over the triggers of an origin that has deliveries waiting ({@link #rooms()}),
+ * so rows of a slow origin stay in the outbox instead of queueing here.
+ * <p>
+ * A plain class with its clock passed in, so that unit tests drive it; thread-safe (one lock, never held while
+ * an exchange starts or a delivery is given back).
+ */
+final class OriginGate {
+
+    /** One delivery waiting for, or holding, a place at its origin. */
+    final class Entry {
+        private final String origin;
+        private final UUID trigger;
+        private final long deadline;
+        private final Runnable start;
+        private final Runnable expire;
+        private boolean queued;
+        private boolean started;
+
+        private Entry(String origin, UUID trigger, long deadline, Runnable start, Runnable expire) {
+            this.origin = origin;
+            this.trigger = trigger;
+            this.deadline = deadline;
+            this.start = start;
+            this.expire = expire;
+        }
+
+        /** Whether it got its place (then {@link #ended(Entry)} must follow once). */
+        boolean started() {
+            synchronized (OriginGate.this) {
+                return started;
+            }
+        }
+
+        /** Takes a waiting delivery out of the line (the dispatcher gave up on it); does nothing once started. */
+        void cancel() {
+            synchronized (OriginGate.this) {
+                if (!queued) {
+                    return;
+                }
+                queued = false;
+                Line line = lines.get(origin);
+                line.waiting.remove(this);
+                line.less(trigger);
+                line.dropIfIdle();
+            }
+        }
+    }
+
+    /** One origin's exchanges in flight and deliveries waiting, and the triggers they belong to. */
+    private final class Line {
+        final String origin;
+        int running;
+        final ArrayDeque<Entry> waiting = new ArrayDeque<>();
+        /** Deliveries per trigger, running or waiting. */
+        final Map<UUID, Integer> triggers = new HashMap<>();
+
+        Line(String origin) {
+            this.origin = origin;
+        }
+
+        void more(UUID trigger) {
+            if (trigger != null) {
+                triggers.merge(trigger, 1, Integer::sum);
+            }
+        }
+
+        void less(UUID trigger) {
+            if (trigger != null) {
+                triggers.computeIfPresent(trigger, (t, n) -> n <= 1 ? null : n - 1);
+            }
+        }
+
+        void dropIfIdle() {
+            if (running == 0 && waiting.isEmpty()) {
+                lines.remove(origin);
+            }
+        }
+    }
+
+    private final int perOrigin;
+    private final LongSupplier nanoTime;
+    private final Map<String, Line> lines = new HashMap<>();
+
+    OriginGate(int perOrigin, LongSupplier nanoTime) {
+        if (perOrigin < 1) {
+            throw new IllegalArgumentException("at least one exchange per origin");
+        }
+        this.perOrigin = perOrigin;
+        this.nanoTime = nanoTime;
+    }
+
+    int perOrigin() {
+        return perOrigin;
+    }
+
+    /**
+     * Runs {@code start} now (on this thread) when {@code origin} has a free place, else queues it; a queued
+     * one that cannot start by {@code deadline} (nanoTime) gets {@code expire} instead. Every started one must
+     * be followed by exactly one {@link #ended(Entry)}.
+     */
+    Entry enter(String origin, UUID trigger, long deadline, Runnable start, Runnable expire) {
+        Entry entry = new Entry(origin, trigger, deadline, start, expire);
+        boolean now;
+        synchronized (this) {
+            Line line = lines.computeIfAbsent(origin, Line::new);
+            line.more(trigger);
+            now = line.waiting.isEmpty() && line.running < perOrigin;
+            if (now) {
+                line.running++;
+                entry.started = true;
+            } else {
+                entry.queued = true;
+                line.waiting.add(entry);
+            }
+        }
+        if (now) {
+            start.run();
+        }
+        return entry;
+    }
+
+    /** A started exchange ended: the next deliveries waiting for its origin start (those past their deadline expire). */
+    void ended(Entry entry) {
+        List<Entry> expired = new ArrayList<>();
+        List<Entry> starting = new ArrayList<>();
+        synchronized (this) {
+            Line line = lines.get(entry.origin);
+            line.running--;
+            line.less(entry.trigger);
+            next(line, expired, starting);
+            line.dropIfIdle();
+        }
+        run(expired, starting);
+    }
+
+    /** Gives back every waiting delivery past its deadline; for a line whose exchanges all hang. How many. */
+    int expireOverdue() {
+        List<Entry> expired = new ArrayList<>();
+        long now = nanoTime.getAsLong();
+        synchronized (this) {
+            for (Iterator<Line> lit = lines.values().iterator(); lit.hasNext();) {
+                Line line = lit.next();
+                for (Iterator<Entry> it = line.waiting.iterator(); it.hasNext();) {
+                    Entry e = it.next();
+                    if (now - e.deadline > 0) {
+                        it.remove();
+                        e.queued = false;
+                        line.less(e.trigger);
+                        expired.add(e);
+                    }
+                }
+                if (line.running == 0 && line.waiting.isEmpty()) {
+                    lit.remove();
+                }
+            }
+        }
+        run(expired, List.of());
+        return expired.size();
+    }
+
+    /** Gives back every waiting delivery (the node is stopping); the running ones go on. How many. */
+    int expireAll() {
+        List<Entry> expired = new ArrayList<>();
+        synchronized (this) {
+            for (Line line : lines.values()) {
+                for (Entry e : line.waiting) {
+                    e.queued = false;
+                    line.less(e.trigger);
+                    expired.add(e);
+                }
+                line.waiting.clear();
+            }
+            lines.values().removeIf(line -> line.running == 0);
+        }
+        run(expired, List.of());
+        return expired.size();
+    }
+
+    /** Whether any delivery waits, at any origin. */
+    synchronized boolean anyWaiting() {
+        for (Line line : lines.values()) {
+            if (!line.waiting.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The room each trigger with deliveries here has left at its origin: 0 while the origin has deliveries
+     * waiting, else the origin's free places. The claim takes no more rows of a trigger than its room.
+     */
+    synchronized Map<UUID, Integer> rooms() {
+        Map<UUID, Integer> rooms = new HashMap<>();
+        for (Line line : lines.values()) {
+            int room = line.waiting.isEmpty() ? perOrigin - line.running : 0;
+            for (UUID trigger : line.triggers.keySet()) {
+                rooms.merge(trigger, room, Math::min);
+            }
+        }
+        return rooms;
+    }
+
+    private void next(Line line, List<Entry> expired, List<Entry> starting) {
+        long now = nanoTime.getAsLong();
+        while (!line.waiting.isEmpty() && line.running < perOrigin) {
+            Entry e = line.waiting.poll();
+            e.queued = false;
+            if (now - e.deadline > 0) {
+                line.less(e.trigger);
+                expired.add(e);
+            } else {
+                line.running++;
+                e.started = true;
+                starting.add(e);
+            }
+        }
+    }
+
+    private static void run(List<Entry> expired, List<Entry> starting) {
+        expired.forEach(e -> e.expire.run());
+        starting.forEach(e -> e.start.run());
+    }
+}

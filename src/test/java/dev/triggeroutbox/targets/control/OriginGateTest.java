@@ -1,0 +1,101 @@
+package dev.triggeroutbox.targets.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class OriginGateTest {
+
+    private static final String SLOW = "http://slow.example:80";
+    private static final String FAST = "http://fast.example:80";
+
+    private final AtomicLong now = new AtomicLong(1_000);
+    private final OriginGate gate = new OriginGate(2, now::get);
+    private final List<String> log = new ArrayList<>();
+
+    private OriginGate.Entry enter(String origin, UUID trigger, String name, long deadline) {
+        return gate.enter(origin, trigger, deadline, () -> log.add("start " + name), () -> log.add("expire " + name));
+    }
+
+    @Test
+    void atMostThePlacesOfAnOriginStartAndTheOthersStartInOrderAsExchangesEnd() {
+        UUID t = UUID.randomUUID();
+        OriginGate.Entry a = enter(SLOW, t, "a", Long.MAX_VALUE);
+        enter(SLOW, t, "b", Long.MAX_VALUE);
+        enter(SLOW, t, "c", Long.MAX_VALUE);
+        enter(SLOW, t, "d", Long.MAX_VALUE);
+        enter(FAST, UUID.randomUUID(), "x", Long.MAX_VALUE); // another origin never waits behind this one
+        assertEquals(List.of("start a", "start b", "start x"), log);
+        assertTrue(a.started());
+
+        gate.ended(a);
+        assertEquals(List.of("start a", "start b", "start x", "start c"), log);
+    }
+
+    @Test
+    void aDeliveryStillWaitingAtItsDeadlineIsGivenBackInsteadOfStarted() {
+        UUID t = UUID.randomUUID();
+        OriginGate.Entry a = enter(SLOW, t, "a", Long.MAX_VALUE);
+        enter(SLOW, t, "b", Long.MAX_VALUE);
+        OriginGate.Entry late = enter(SLOW, t, "late", 2_000);
+        enter(SLOW, t, "c", Long.MAX_VALUE);
+        now.set(2_001);
+
+        gate.ended(a);
+        assertEquals(List.of("start a", "start b", "expire late", "start c"), log);
+        assertFalse(late.started());
+    }
+
+    @Test
+    void theSweepGivesBackOverdueDeliveriesOfAnOriginWhoseExchangesAllHang() {
+        UUID t = UUID.randomUUID();
+        enter(SLOW, t, "a", Long.MAX_VALUE);
+        enter(SLOW, t, "b", Long.MAX_VALUE);
+        enter(SLOW, t, "soon", 1_500);
+        enter(SLOW, t, "later", 9_000);
+        now.set(1_501);
+
+        assertEquals(1, gate.expireOverdue());
+        assertEquals(List.of("start a", "start b", "expire soon"), log);
+        assertTrue(gate.anyWaiting());
+    }
+
+    @Test
+    void theClaimIsToldToLeaveTheTriggersOfAFullOriginAndHowManyFitElsewhere() {
+        UUID slow1 = UUID.randomUUID();
+        UUID slow2 = UUID.randomUUID();
+        UUID fast = UUID.randomUUID();
+        enter(SLOW, slow1, "a", Long.MAX_VALUE);
+        enter(SLOW, slow2, "b", Long.MAX_VALUE);
+        enter(SLOW, slow2, "c", Long.MAX_VALUE);
+        OriginGate.Entry x = enter(FAST, fast, "x", Long.MAX_VALUE);
+
+        assertEquals(Map.of(slow1, 0, slow2, 0, fast, 1), gate.rooms());
+        gate.ended(x);
+        assertEquals(Map.of(slow1, 0, slow2, 0), gate.rooms(), "an origin with nothing in flight is forgotten");
+    }
+
+    @Test
+    void aCancelledWaitLeavesTheLineAndAStoppingNodeGivesBackEveryWaitingDelivery() {
+        UUID t = UUID.randomUUID();
+        OriginGate.Entry a = enter(SLOW, t, "a", Long.MAX_VALUE);
+        enter(SLOW, t, "b", Long.MAX_VALUE);
+        OriginGate.Entry gone = enter(SLOW, t, "gone", Long.MAX_VALUE);
+        enter(SLOW, t, "c", Long.MAX_VALUE);
+        enter(SLOW, t, "d", Long.MAX_VALUE);
+
+        gone.cancel();
+        gate.ended(a);
+        assertEquals(List.of("start a", "start b", "start c"), log);
+        assertEquals(1, gate.expireAll());
+        assertEquals(List.of("start a", "start b", "start c", "expire d"), log);
+        assertFalse(gate.anyWaiting());
+    }
+}
