@@ -99,12 +99,15 @@ class SlowAppIT {
             slowest = Math.max(slowest, Duration.between(enqueued, got.at()).toMillis());
             latest = got.at().isAfter(latest) ? got.at() : latest;
         }
-        Instant firstAnswerOfA = slowReceiver.at("/slow").get(0).at().plusMillis(SLOW_MILLIS);
-        System.out.printf("slow app: B's slowest row took %d ms from its commit to its receiver; A's receiver answers after %d ms%n",
-                slowest, SLOW_MILLIS);
-        // without shares A holds every permit, and B's rows can only be claimed once A's first requests are answered
-        assertTrue(latest.isBefore(firstAnswerOfA), "B's last row arrived " + Duration.between(firstAnswerOfA, latest).toMillis()
-                + " ms after A's first answer: it waited behind A's slow receiver (slowest " + slowest + " ms after its commit)");
+        Instant lastOfB = latest;
+        long aBefore = slowReceiver.at("/slow").stream().filter(r -> r.at().isBefore(lastOfB)).count();
+        System.out.printf("slow app: B's slowest row took %d ms from its commit to its receiver; A's receiver answers after "
+                + "%d ms and had got %d of A's %d rows by B's last%n", slowest, SLOW_MILLIS, aBefore, A_ROWS);
+        // A's backlog still waits (most of its rows unsent) while each of B's rows arrives sooner than one of A's answers:
+        // none of B's rows waited for a permit or a connection A held
+        assertTrue(aBefore < A_ROWS / 2, aBefore + " of A's rows had reached its receiver by B's last: A's backlog was gone");
+        assertTrue(slowest < SLOW_MILLIS, "B's slowest row arrived " + slowest + " ms after its commit: it waited behind A's "
+                + "slow receiver (" + SLOW_MILLIS + " ms per answer)");
 
         // nothing of A is lost: every row ends delivered, or dead-lettered where a slow answer passed the
         // webhook timeout three times on this busy machine; each delivered one reached A's receiver

@@ -10,15 +10,17 @@ import java.util.UUID;
 import java.util.function.LongSupplier;
 
 /**
- * At most {@code perOrigin} webhook exchanges in flight to one origin (scheme, host, port) on this node; the
- * others wait here, in claim order, and each one starts when an exchange to its origin ends. Why: a backlog
- * for a slow receiver that is up would otherwise open a connection per row at once (a thousand per node with
- * the default share), and that burst of connects, and of the requests on them, costs the node's CPU ahead of
- * every other app's deliveries (fault scenario 9: another app's rows waited 4.5–5.5 s, against 1.5 s with 64
- * connections per origin; docs/GUARANTEES.md). A wait here spends none of the delivery's time: its exchange
- * timeout starts when it starts. A delivery still waiting at its deadline is given back unstarted (no attempt
- * spent), and the claim passes over the triggers of an origin that has deliveries waiting ({@link #rooms()}),
- * so rows of a slow origin stay in the outbox instead of queueing here.
+ * How many webhook exchanges may be in flight to one origin (scheme, host, port) on this node; the others wait
+ * here, in claim order, and each one starts when an exchange to its origin ends. Each origin starts at
+ * {@code perOrigin} places; every answer within {@link #FAST_NANOS} gives it one more, up to {@code most}, and
+ * every slower one (or a failure) takes one back, down to {@code perOrigin}. So a receiver that answers at once
+ * gets as many connections as the drain can use, and a backlog for a slow receiver opens {@code perOrigin}
+ * connections instead of one per row: that burst of connects, and of the requests on them, cost the node's CPU
+ * ahead of every other app's deliveries (fault scenario 9: another app's rows waited 4.5–5.5 s; docs/GUARANTEES.md).
+ * A wait here spends none of the delivery's time: its exchange timeout starts when it starts. A delivery still
+ * waiting at its deadline is given back unstarted (no attempt spent), and the claim passes over the triggers of
+ * an origin that has deliveries waiting ({@link #rooms()}), so rows of a slow origin stay in the outbox instead of
+ * queueing here.
  * <p>
  * A plain class with its clock passed in, so that unit tests drive it; thread-safe (one lock, never held while
  * an exchange starts or a delivery is given back).
@@ -34,6 +36,7 @@ final class OriginGate {
         private final Runnable expire;
         private boolean queued;
         private boolean started;
+        private long startedAt;
 
         private Entry(String origin, UUID trigger, long deadline, Runnable start, Runnable expire) {
             this.origin = origin;
@@ -69,6 +72,8 @@ final class OriginGate {
     private final class Line {
         final String origin;
         int running;
+        /** Places now: from {@code perOrigin} up to {@code most}, one more per fast answer, one less per slow one. */
+        int places = perOrigin;
         final ArrayDeque<Entry> waiting = new ArrayDeque<>();
         /** Deliveries per trigger, running or waiting. */
         final Map<UUID, Integer> triggers = new HashMap<>();
@@ -89,25 +94,36 @@ final class OriginGate {
             }
         }
 
+        /** Nothing in flight, nothing waiting, nothing learned: forgotten (an origin with more places keeps them). */
+        boolean idle() {
+            return running == 0 && waiting.isEmpty() && places == perOrigin;
+        }
+
         void dropIfIdle() {
-            if (running == 0 && waiting.isEmpty()) {
+            if (idle()) {
                 lines.remove(origin);
             }
         }
     }
 
+    /** An answer within this is fast: its origin gets one place more. */
+    static final long FAST_NANOS = 250_000_000L;
+
     private final int perOrigin;
+    private final int most;
     private final LongSupplier nanoTime;
     private final Map<String, Line> lines = new HashMap<>();
 
-    OriginGate(int perOrigin, LongSupplier nanoTime) {
-        if (perOrigin < 1) {
-            throw new IllegalArgumentException("at least one exchange per origin");
+    OriginGate(int perOrigin, int most, LongSupplier nanoTime) {
+        if (perOrigin < 1 || most < perOrigin) {
+            throw new IllegalArgumentException("at least one exchange per origin, and at most no fewer");
         }
         this.perOrigin = perOrigin;
+        this.most = most;
         this.nanoTime = nanoTime;
     }
 
+    /** The places an origin starts with and never goes below. */
     int perOrigin() {
         return perOrigin;
     }
@@ -123,10 +139,11 @@ final class OriginGate {
         synchronized (this) {
             Line line = lines.computeIfAbsent(origin, Line::new);
             line.more(trigger);
-            now = line.waiting.isEmpty() && line.running < perOrigin;
+            now = line.waiting.isEmpty() && line.running < line.places;
             if (now) {
                 line.running++;
                 entry.started = true;
+                entry.startedAt = nanoTime.getAsLong();
             } else {
                 entry.queued = true;
                 line.waiting.add(entry);
@@ -138,13 +155,18 @@ final class OriginGate {
         return entry;
     }
 
-    /** A started exchange ended: the next deliveries waiting for its origin start (those past their deadline expire). */
-    void ended(Entry entry) {
+    /**
+     * A started exchange ended, answered ({@code answered}) or not: its origin gains a place if the answer came
+     * fast, else loses one; the next deliveries waiting for it start (those past their deadline expire).
+     */
+    void ended(Entry entry, boolean answered) {
         List<Entry> expired = new ArrayList<>();
         List<Entry> starting = new ArrayList<>();
         synchronized (this) {
             Line line = lines.get(entry.origin);
             line.running--;
+            boolean fast = answered && nanoTime.getAsLong() - entry.startedAt <= FAST_NANOS;
+            line.places = fast ? Math.min(most, line.places + 1) : Math.max(perOrigin, line.places - 1);
             line.less(entry.trigger);
             next(line, expired, starting);
             line.dropIfIdle();
@@ -168,7 +190,7 @@ final class OriginGate {
                         expired.add(e);
                     }
                 }
-                if (line.running == 0 && line.waiting.isEmpty()) {
+                if (line.idle()) {
                     lit.remove();
                 }
             }
@@ -212,7 +234,7 @@ final class OriginGate {
     synchronized Map<UUID, Integer> rooms() {
         Map<UUID, Integer> rooms = new HashMap<>();
         for (Line line : lines.values()) {
-            int room = line.waiting.isEmpty() ? perOrigin - line.running : 0;
+            int room = line.waiting.isEmpty() ? Math.max(0, line.places - line.running) : 0;
             for (UUID trigger : line.triggers.keySet()) {
                 rooms.merge(trigger, room, Math::min);
             }
@@ -222,7 +244,7 @@ final class OriginGate {
 
     private void next(Line line, List<Entry> expired, List<Entry> starting) {
         long now = nanoTime.getAsLong();
-        while (!line.waiting.isEmpty() && line.running < perOrigin) {
+        while (!line.waiting.isEmpty() && line.running < line.places) {
             Entry e = line.waiting.poll();
             e.queued = false;
             if (now - e.deadline > 0) {
@@ -231,6 +253,7 @@ final class OriginGate {
             } else {
                 line.running++;
                 e.started = true;
+                e.startedAt = now;
                 starting.add(e);
             }
         }

@@ -184,7 +184,7 @@ final class WebhookSender {
         result.whenComplete((r, e) -> place.cancel()); // given up on while waiting: its place in the line goes
         result.whenComplete((r, e) -> {
             if (place.started()) {
-                gate.ended(place);
+                gate.ended(place, r instanceof DeliveryResult.Delivered);
             }
         });
     }

@@ -67,16 +67,18 @@ public class WebhookTarget implements DeliveryTarget {
         resolverThreads.allowCoreThreadTimeOut(true);
         HostResolver dns = new HostResolver(InetAddress::getAllByName, resolverThreads, RESOLVED_HOSTS,
                 RESOLVED_TTL_MILLIS, UNRESOLVED_TTL_MILLIS, System::nanoTime);
+        // an origin that answers fast may have as many exchanges in flight as the node has deliveries
+        int maxConnections = Math.max(settings.connectionsPerOrigin(), dispatch.concurrency());
         try {
             // the client opens no more connections per origin than the gate lets exchanges through
-            client = WebhookSender.client(settings.connectTimeout(), settings.connectionsPerOrigin(),
+            client = WebhookSender.client(settings.connectTimeout(), maxConnections,
                     new CheckedAddresses(settings.addressPolicy(), dns), threadFactory);
         } catch (Exception e) {
             throw new IllegalStateException("the webhook HTTP client did not start: " + e.getMessage(), e);
         }
         sender = new WebhookSender(client, settings.addressPolicy(), settings.timeout(), settings.connectTimeout(),
                 databaseClock.clock(), // the signed timestamp is the database's time, whatever this node's clock says
-                circuits, new OriginGate(settings.connectionsPerOrigin(), System::nanoTime));
+                circuits, new OriginGate(settings.connectionsPerOrigin(), maxConnections, System::nanoTime));
         sender.sweepEvery(SWEEP_MILLIS);
     }
 

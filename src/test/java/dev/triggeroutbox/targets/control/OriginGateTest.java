@@ -17,7 +17,7 @@ class OriginGateTest {
     private static final String FAST = "http://fast.example:80";
 
     private final AtomicLong now = new AtomicLong(1_000);
-    private final OriginGate gate = new OriginGate(2, now::get);
+    private final OriginGate gate = new OriginGate(2, 2, now::get);
     private final List<String> log = new ArrayList<>();
 
     private OriginGate.Entry enter(String origin, UUID trigger, String name, long deadline) {
@@ -35,8 +35,37 @@ class OriginGateTest {
         assertEquals(List.of("start a", "start b", "start x"), log);
         assertTrue(a.started());
 
-        gate.ended(a);
+        gate.ended(a, true);
         assertEquals(List.of("start a", "start b", "start x", "start c"), log);
+    }
+
+    @Test
+    void anOriginThatAnswersFastGetsMorePlacesAndOneThatAnswersSlowlyGivesThemBack() {
+        OriginGate adaptive = new OriginGate(1, 3, now::get);
+        UUID t = UUID.randomUUID();
+        List<OriginGate.Entry> entries = new ArrayList<>();
+        List<Integer> started = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            int n = i;
+            entries.add(adaptive.enter(FAST, t, Long.MAX_VALUE, () -> started.add(n), () -> log.add("expire")));
+        }
+        assertEquals(Map.of(t, 0), adaptive.rooms(), "one place, three waiting");
+        now.addAndGet(OriginGate.FAST_NANOS / 2);
+        adaptive.ended(firstStarted(entries, started), true); // fast: two places, two start
+        adaptive.ended(firstStarted(entries, started), true); // fast: three places (the most), the last one starts
+        assertEquals(Map.of(t, 1), adaptive.rooms(), "two in flight of three places");
+
+        now.addAndGet(2 * OriginGate.FAST_NANOS);
+        adaptive.ended(firstStarted(entries, started), true); // slow: two places
+        assertEquals(Map.of(t, 1), adaptive.rooms(), "one in flight of two places");
+        adaptive.ended(firstStarted(entries, started), false); // failed: one place, nothing in flight
+        assertEquals(Map.of(), adaptive.rooms(), "back at its first places: forgotten");
+        assertEquals(List.of(), log);
+    }
+
+    /** The entry that started first of those not handed back yet. */
+    private static OriginGate.Entry firstStarted(List<OriginGate.Entry> entries, List<Integer> started) {
+        return entries.get(started.remove(0));
     }
 
     @Test
@@ -48,7 +77,7 @@ class OriginGateTest {
         enter(SLOW, t, "c", Long.MAX_VALUE);
         now.set(2_001);
 
-        gate.ended(a);
+        gate.ended(a, true);
         assertEquals(List.of("start a", "start b", "expire late", "start c"), log);
         assertFalse(late.started());
     }
@@ -78,7 +107,7 @@ class OriginGateTest {
         OriginGate.Entry x = enter(FAST, fast, "x", Long.MAX_VALUE);
 
         assertEquals(Map.of(slow1, 0, slow2, 0, fast, 1), gate.rooms());
-        gate.ended(x);
+        gate.ended(x, true);
         assertEquals(Map.of(slow1, 0, slow2, 0), gate.rooms(), "an origin with nothing in flight is forgotten");
     }
 
@@ -92,7 +121,7 @@ class OriginGateTest {
         enter(SLOW, t, "d", Long.MAX_VALUE);
 
         gone.cancel();
-        gate.ended(a);
+        gate.ended(a, true);
         assertEquals(List.of("start a", "start b", "start c"), log);
         assertEquals(1, gate.expireAll());
         assertEquals(List.of("start a", "start b", "start c", "expire d"), log);

@@ -120,7 +120,7 @@ class WebhookSenderTest {
                 Executors.defaultThreadFactory());
         clients.add(client);
         return new WebhookSender(client, policy, timeout, connect, Clock.fixed(NOW, ZoneOffset.UTC), circuits,
-                new OriginGate(perOrigin, System::nanoTime));
+                new OriginGate(perOrigin, perOrigin, System::nanoTime));
     }
 
     private WebhookSender sender() throws Exception {
