@@ -48,11 +48,13 @@ final class InFlight {
         Map<UUID, Integer> triggerRooms = new HashMap<>();
         split(triggers, triggerShare, fullTriggers, triggerRooms);
         targetRooms.forEach((trigger, room) -> {
+            if (fullTriggers.contains(trigger)) {
+                return; // at its share already
+            }
             if (room <= 0) {
-                if (triggerRooms.remove(trigger) != null || !fullTriggers.contains(trigger)) {
-                    fullTriggers.add(trigger);
-                }
-            } else if (!fullTriggers.contains(trigger)) {
+                triggerRooms.remove(trigger);
+                fullTriggers.add(trigger);
+            } else {
                 triggerRooms.merge(trigger, Math.min(room, triggerShare), Math::min);
             }
         });
