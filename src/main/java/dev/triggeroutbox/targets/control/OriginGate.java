@@ -46,7 +46,7 @@ final class OriginGate {
             this.expire = expire;
         }
 
-        /** Whether it got its place (then {@link #ended(Entry)} must follow once). */
+        /** Whether it got its place (then {@link #ended(Entry, boolean)} must follow once). */
         boolean started() {
             synchronized (OriginGate.this) {
                 return started;
@@ -131,7 +131,7 @@ final class OriginGate {
     /**
      * Runs {@code start} now (on this thread) when {@code origin} has a free place, else queues it; a queued
      * one that cannot start by {@code deadline} (nanoTime) gets {@code expire} instead. Every started one must
-     * be followed by exactly one {@link #ended(Entry)}.
+     * be followed by exactly one {@link #ended(Entry, boolean)}.
      */
     Entry enter(String origin, UUID trigger, long deadline, Runnable start, Runnable expire) {
         Entry entry = new Entry(origin, trigger, deadline, start, expire);
