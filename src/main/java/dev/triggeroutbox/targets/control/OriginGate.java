@@ -46,6 +46,10 @@ final class OriginGate {
             this.expire = expire;
         }
 
+        boolean overdue(long now) {
+            return now - deadline > 0;
+        }
+
         /** Whether it got its place (then {@link #ended(Entry, boolean)} must follow once). */
         boolean started() {
             synchronized (OriginGate.this) {
@@ -59,10 +63,9 @@ final class OriginGate {
                 if (!queued) {
                     return;
                 }
-                queued = false;
                 Line line = lines.get(origin);
                 line.waiting.remove(this);
-                line.less(trigger);
+                line.leave(this);
                 line.dropIfIdle();
             }
         }
@@ -92,6 +95,19 @@ final class OriginGate {
             if (trigger != null) {
                 triggers.computeIfPresent(trigger, (t, n) -> n <= 1 ? null : n - 1);
             }
+        }
+
+        /** {@code e} takes a place now. */
+        void take(Entry e, long now) {
+            running++;
+            e.started = true;
+            e.startedAt = now;
+        }
+
+        /** {@code e}, out of the waiting list already, leaves the line without a place (cancelled or given back). */
+        void leave(Entry e) {
+            e.queued = false;
+            less(e.trigger);
         }
 
         /** Nothing in flight, nothing waiting, nothing learned: forgotten (an origin with more places keeps them). */
@@ -141,9 +157,7 @@ final class OriginGate {
             line.more(trigger);
             now = line.waiting.isEmpty() && line.running < line.places;
             if (now) {
-                line.running++;
-                entry.started = true;
-                entry.startedAt = nanoTime.getAsLong();
+                line.take(entry, nanoTime.getAsLong());
             } else {
                 entry.queued = true;
                 line.waiting.add(entry);
@@ -183,10 +197,9 @@ final class OriginGate {
                 Line line = lit.next();
                 for (Iterator<Entry> it = line.waiting.iterator(); it.hasNext();) {
                     Entry e = it.next();
-                    if (now - e.deadline > 0) {
+                    if (e.overdue(now)) {
                         it.remove();
-                        e.queued = false;
-                        line.less(e.trigger);
+                        line.leave(e);
                         expired.add(e);
                     }
                 }
@@ -205,13 +218,12 @@ final class OriginGate {
         synchronized (this) {
             for (Line line : lines.values()) {
                 for (Entry e : line.waiting) {
-                    e.queued = false;
-                    line.less(e.trigger);
+                    line.leave(e);
                     expired.add(e);
                 }
                 line.waiting.clear();
             }
-            lines.values().removeIf(line -> line.running == 0);
+            lines.values().removeIf(Line::idle);
         }
         run(expired, List.of());
         return expired.size();
@@ -246,14 +258,12 @@ final class OriginGate {
         long now = nanoTime.getAsLong();
         while (!line.waiting.isEmpty() && line.running < line.places) {
             Entry e = line.waiting.poll();
-            e.queued = false;
-            if (now - e.deadline > 0) {
-                line.less(e.trigger);
+            if (e.overdue(now)) {
+                line.leave(e);
                 expired.add(e);
             } else {
-                line.running++;
-                e.started = true;
-                e.startedAt = now;
+                e.queued = false;
+                line.take(e, now);
                 starting.add(e);
             }
         }

@@ -181,8 +181,8 @@ final class WebhookSender {
         OriginGate.Entry place = gate.enter(origin, trigger, deadline, () -> sent(send, result),
                 () -> result.complete(new DeliveryResult.NotStarted("no connection to " + origin + " free in time ("
                         + gate.perOrigin() + " per origin: outbox.webhook.max-connections-per-origin)")));
-        result.whenComplete((r, e) -> place.cancel()); // given up on while waiting: its place in the line goes
         result.whenComplete((r, e) -> {
+            place.cancel(); // given up on while waiting: its place in the line goes
             if (place.started()) {
                 gate.ended(place, r instanceof DeliveryResult.Delivered);
             }
