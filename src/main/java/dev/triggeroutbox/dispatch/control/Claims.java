@@ -131,11 +131,14 @@ public class Claims {
      * {@code from} (null: from the start) skips the part of the due index the previous claim
      * already took: while a long transaction keeps deleted rows from being vacuumed, their index
      * entries stay, and a claim that always scanned from the start would walk over all of them.
+     *
+     * <p>The statement is its own transaction ({@link #ownTransaction}): its locks end when it does, on the
+     * database, whatever this node does next.
      */
-    @Transactional(TxType.REQUIRES_NEW)
+    @Transactional(TxType.NOT_SUPPORTED)
     public Claim claim(String node, ClaimToken token, int limit, long leaseMillis, OffsetDateTime from, Room room)
             throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(CLAIM)) {
+        try (Connection con = ownTransaction(dataSource.getConnection()); PreparedStatement ps = con.prepareStatement(CLAIM)) {
             int i = 1;
             ps.setObject(i++, from == null ? SCAN_FROM_START : from);
             ps.setArray(i++, uuids(con, room.fullApps().toArray(UUID[]::new)));
@@ -462,7 +465,7 @@ public class Claims {
      * while a long transaction keeps deleted rows from being vacuumed, the lease index keeps an entry
      * of every row claimed since, all of them expired, and a look from the start would walk them all.
      */
-    @Transactional(TxType.REQUIRES_NEW)
+    @Transactional(TxType.NOT_SUPPORTED)
     public Recovered recoverExpiredLeases(int limit, OffsetDateTime after) throws SQLException {
         String sql = """
                 WITH expired AS (
@@ -487,7 +490,7 @@ public class Claims {
                 )""" + CANCELLED + """
                 SELECT (SELECT count(*) FROM recovered) + (SELECT count(*) FROM cancelled), now()
                 """;
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+        try (Connection con = ownTransaction(dataSource.getConnection()); PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setObject(1, after == null ? SCAN_FROM_START : after);
             ps.setInt(2, limit);
             try (ResultSet rs = ps.executeQuery()) {
@@ -495,6 +498,22 @@ public class Claims {
                 return new Recovered(rs.getInt(1), rs.getObject(2, OffsetDateTime.class));
             }
         }
+    }
+
+    /**
+     * {@code con} in auto-commit, for a statement that locks rows it may not keep: the database commits it as
+     * it ends. A claim that loses a race for a row keeps its lock on that row (PostgreSQL locks the newest
+     * version before it sees that another claim took it) until its transaction ends. Ended by this node's
+     * commit, that would be as late as this node is: a node stopped or paused between statement and commit
+     * held the rows of the claim that won, whose finishing statement (and every finish queued behind it on
+     * that node) then waited until their lease had expired and they were delivered again (fault scenario 3,
+     * docs/GUARANTEES.md). The expired-lease recovery is the same kind of statement.
+     */
+    static Connection ownTransaction(Connection con) throws SQLException {
+        if (!con.getAutoCommit()) {
+            con.setAutoCommit(true); // no transaction is open here (NOT_SUPPORTED): nothing is committed by this
+        }
+        return con;
     }
 
     private static Array uuids(Connection con, UUID[] ids) throws SQLException {
