@@ -1,14 +1,15 @@
 package dev.triggeroutbox.bench;
 
 import dev.triggeroutbox.dispatch.control.Claims;
+import dev.triggeroutbox.outbox.entity.ClaimToken;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Arrays;
-import java.util.UUID;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Part 4: the claim statement's latency with a small and a large backlog of due rows. The product's
@@ -109,23 +110,8 @@ final class BacklogPhase {
 
     /** Binds the product's claim as a node with nothing in flight binds it: no app or trigger passed over. */
     private static void bind(PreparedStatement ps, int batch) throws SQLException {
-        Connection con = ps.getConnection();
-        Array none = con.createArrayOf("uuid", new UUID[0]);
-        Array noRooms = con.createArrayOf("integer", new Integer[0]);
-        int i = 1;
-        ps.setObject(i++, Claims.SCAN_FROM_START);
-        ps.setArray(i++, none);                     // apps at their share
-        ps.setArray(i++, none);                     // triggers at their share
-        ps.setInt(i++, Claims.window(batch));       // window, as the product sizes it
-        ps.setInt(i++, batch);                      // room of an app
-        ps.setInt(i++, batch);                      // room of a trigger
-        ps.setArray(i++, none);
-        ps.setArray(i++, noRooms);
-        ps.setArray(i++, none);
-        ps.setArray(i++, noRooms);
-        ps.setInt(i++, batch);
-        ps.setObject(i++, UUID.randomUUID());
-        ps.setString(i++, "bench-backlog");
-        ps.setLong(i, ClaimSql.LEASE_MILLIS);
+        Claims.Room nothingInFlight = new Claims.Room(List.of(), List.of(), Map.of(), Map.of(), batch, batch);
+        Claims.bind(ps, "bench-backlog", ClaimToken.random(), batch, ClaimSql.LEASE_MILLIS, null,
+                nothingInFlight);
     }
 }

@@ -34,39 +34,93 @@ import javax.sql.DataSource;
 public class Claims {
 
     /**
-     * The claim (public so the benchmark times exactly this statement). It locks a window of the
-     * earliest due rows, passing over apps and triggers that already have their share of this node in
-     * flight, then takes from that window at most each app's and each trigger's remaining room,
-     * interleaving apps (every app's first row, then every app's second, …; due order within an app).
+     * The claim (public so the benchmark times exactly this statement; {@link #bind} sets its parameters). It
+     * locks a window of the earliest due rows, passing over apps and triggers that already have their share of
+     * this node in flight. When that window is full (a backlog: one app's burst can fill it alone), it also
+     * locks the earliest due rows of every other app with rows due behind it, found one index probe per app
+     * ({@code outbox_app_due}, V13). From all these it takes at most each app's and each trigger's remaining
+     * room, interleaving apps (every app's first row, then every app's second, …; due order within an app), so
+     * an app whose rows are due behind another's backlog is served by the next claim, not after that backlog.
      * Parameters: 1 where to start in the due index, 2 apps at their share, 3 triggers at their share,
      * 4 window size, 5 room of an app not listed in 7, 6 room of a trigger not listed in 9, 7/8 apps with
      * deliveries in flight and their room, 9/10 the same for triggers, 11 rows to claim, 12 the claim's
      * token, 13 node name, 14 lease in milliseconds.
      */
     public static final String CLAIM = """
-            WITH window_rows AS (
+            WITH RECURSIVE params AS (
+                SELECT ?::timestamptz AS from_due,                   -- 1: where the last full claim ended
+                       ?::uuid[] AS full_apps,                       -- 2: apps at their share
+                       ?::uuid[] AS full_triggers,                   -- 3: triggers at their share
+                       ?::int AS window_size,                        -- 4: window
+                       ?::int AS app_room,                           -- 5: room of an app with nothing in flight
+                       ?::int AS trigger_room,                       -- 6: room of a trigger with nothing in flight
+                       ?::uuid[] AS room_apps, ?::int[] AS app_rooms,            -- 7, 8
+                       ?::uuid[] AS room_triggers, ?::int[] AS trigger_rooms,    -- 9, 10
+                       ?::int AS claim_limit                         -- 11: rows to claim
+            ), window_rows AS (
                 SELECT id, app_id, trigger_id, next_attempt_at FROM outbox
                 WHERE claim_token IS NULL AND next_attempt_at <= now()
-                  AND next_attempt_at >= ?                           -- 1: where the last full claim ended
-                  AND app_id <> ALL (?::uuid[])                      -- 2: apps at their share
-                  AND (trigger_id IS NULL OR trigger_id <> ALL (?::uuid[]))  -- 3: triggers at their share
+                  AND next_attempt_at >= (SELECT from_due FROM params)
+                  AND app_id <> ALL ((SELECT full_apps FROM params)::uuid[])
+                  AND (trigger_id IS NULL OR trigger_id <> ALL ((SELECT full_triggers FROM params)::uuid[]))
                 ORDER BY next_attempt_at
-                LIMIT ?                                              -- 4: window
+                LIMIT (SELECT window_size FROM params)
                 FOR UPDATE SKIP LOCKED
+            ), behind(app_id, probes) AS (
+                -- behind a full window only: the apps with due rows, in app order, one probe each
+                SELECT (SELECT o.app_id FROM outbox o
+                        WHERE o.claim_token IS NULL AND o.next_attempt_at <= now()
+                          AND o.next_attempt_at >= (SELECT from_due FROM params)
+                        ORDER BY o.app_id LIMIT 1), 1
+                WHERE (SELECT count(*) FROM window_rows) >= (SELECT window_size FROM params)
+                UNION ALL
+                SELECT (SELECT o.app_id FROM outbox o
+                        WHERE o.claim_token IS NULL AND o.next_attempt_at <= now()
+                          AND o.next_attempt_at >= (SELECT from_due FROM params)
+                          AND o.app_id > b.app_id
+                        ORDER BY o.app_id LIMIT 1), b.probes + 1
+                FROM behind b
+                WHERE b.app_id IS NOT NULL AND b.probes < (SELECT claim_limit FROM params)
+            ), rooms AS (
+                SELECT r.app_id, r.room FROM params, unnest(room_apps, app_rooms) AS r(app_id, room)
+            ), behind_rows AS (
+                SELECT h.id, h.app_id, h.trigger_id, h.next_attempt_at
+                FROM behind b
+                LEFT JOIN rooms r ON r.app_id = b.app_id
+                CROSS JOIN LATERAL (
+                    SELECT o.id, o.app_id, o.trigger_id, o.next_attempt_at FROM outbox o
+                    -- app_id as a range of one, and first in the order, as in outbox_app_due: with "=" the
+                    -- planner drops app_id from the order and may walk the whole due index for this app's rows
+                    WHERE o.app_id >= b.app_id AND o.app_id <= b.app_id
+                      AND o.claim_token IS NULL AND o.next_attempt_at <= now()
+                      AND o.next_attempt_at >= (SELECT from_due FROM params)
+                      AND (o.trigger_id IS NULL OR o.trigger_id <> ALL ((SELECT full_triggers FROM params)::uuid[]))
+                    ORDER BY o.app_id, o.next_attempt_at
+                    LIMIT least(coalesce(r.room, (SELECT app_room FROM params)), (SELECT claim_limit FROM params))
+                    FOR UPDATE SKIP LOCKED
+                ) h
+                WHERE b.app_id IS NOT NULL
+                  AND b.app_id <> ALL ((SELECT full_apps FROM params)::uuid[])
+                  AND b.app_id NOT IN (SELECT w.app_id FROM window_rows w)
+            ), candidates AS (
+                SELECT id, app_id, trigger_id, next_attempt_at, true AS in_window FROM window_rows
+                UNION ALL
+                SELECT id, app_id, trigger_id, next_attempt_at, false FROM behind_rows
             ), ranked AS (
-                SELECT w.id, w.next_attempt_at,
-                       row_number() OVER (PARTITION BY w.app_id ORDER BY w.next_attempt_at) AS in_app,
-                       row_number() OVER (PARTITION BY w.trigger_id ORDER BY w.next_attempt_at) AS in_trigger,
-                       coalesce(a.room, ?) AS app_room,              -- 5: room of an app with nothing in flight
-                       coalesce(t.room, ?) AS trigger_room           -- 6: room of a trigger with nothing in flight
-                FROM window_rows w
-                LEFT JOIN unnest(?::uuid[], ?::int[]) AS a(app_id, room) ON a.app_id = w.app_id          -- 7, 8
-                LEFT JOIN unnest(?::uuid[], ?::int[]) AS t(trigger_id, room) ON t.trigger_id = w.trigger_id  -- 9, 10
+                SELECT c.id, c.next_attempt_at, c.in_window,
+                       row_number() OVER (PARTITION BY c.app_id ORDER BY c.next_attempt_at) AS in_app,
+                       -- a row without a trigger counts against no trigger's room
+                       row_number() OVER (PARTITION BY coalesce(c.trigger_id, c.id) ORDER BY c.next_attempt_at) AS in_trigger,
+                       coalesce(a.room, p.app_room) AS app_room,
+                       coalesce(t.room, p.trigger_room) AS trigger_room
+                FROM candidates c CROSS JOIN params p
+                LEFT JOIN rooms a ON a.app_id = c.app_id
+                LEFT JOIN unnest(p.room_triggers, p.trigger_rooms) AS t(trigger_id, room) ON t.trigger_id = c.trigger_id
             ), due AS (
-                SELECT id FROM ranked
+                SELECT id, next_attempt_at, in_window FROM ranked
                 WHERE in_app <= app_room AND in_trigger <= trigger_room
                 ORDER BY in_app, next_attempt_at
-                LIMIT ?                                              -- 11: rows to claim
+                LIMIT (SELECT claim_limit FROM params)
             ), claimed AS (
                 UPDATE outbox o
                 SET claim_token = ?,                                 -- 12: fresh token of this claim
@@ -84,16 +138,21 @@ public class Claims {
             SELECT c.*, t.target_type, t.target, t.secret, t.enabled, t.max_attempts AS trigger_max_attempts,
                    t.previous_secret, t.previous_secret_expires_at,
                    (SELECT count(*) FROM window_rows) AS window_rows,
-                   -- the earliest row of the window left for a later claim (no room, or past the limit)
-                   (SELECT min(r.next_attempt_at) FROM ranked r WHERE r.id <> ALL (ARRAY(SELECT id FROM due))) AS left_from
+                   -- where the next claim may start in the due index: the earliest window row left for it (no
+                   -- room, or past the limit), else the latest window row taken; rows behind the window do not
+                   -- move it (the window's own rows between would be skipped)
+                   (SELECT min(r.next_attempt_at) FROM ranked r
+                    WHERE r.in_window AND r.id <> ALL (ARRAY(SELECT id FROM due))) AS left_from,
+                   (SELECT max(d.next_attempt_at) FROM due d WHERE d.in_window) AS taken_to
             FROM claimed c LEFT JOIN triggers t ON t.id = c.trigger_id AND t.app_id = c.app_id  -- only the row's own app's trigger
             """;
 
     /**
      * What one claim took, and where the next may start: {@code windowFull} when the window was full (more
-     * may be due behind it), {@code leftFrom} the earliest due time of a window row it left (null: none).
+     * may be due behind it), {@code leftFrom} the earliest due time of a window row it left (null: none),
+     * {@code takenTo} the latest due time of a window row it took (null: none).
      */
-    public record Claim(List<ClaimedRow> rows, boolean windowFull, OffsetDateTime leftFrom) {
+    public record Claim(List<ClaimedRow> rows, boolean windowFull, OffsetDateTime leftFrom, OffsetDateTime takenTo) {
     }
 
     /**
@@ -139,33 +198,42 @@ public class Claims {
     public Claim claim(String node, ClaimToken token, int limit, long leaseMillis, OffsetDateTime from, Room room)
             throws SQLException {
         try (Connection con = ownTransaction(dataSource.getConnection()); PreparedStatement ps = con.prepareStatement(CLAIM)) {
-            int i = 1;
-            ps.setObject(i++, from == null ? SCAN_FROM_START : from);
-            ps.setArray(i++, uuids(con, room.fullApps().toArray(UUID[]::new)));
-            ps.setArray(i++, uuids(con, room.fullTriggers().toArray(UUID[]::new)));
-            ps.setInt(i++, window(limit));
-            ps.setInt(i++, room.appRoom());
-            ps.setInt(i++, room.triggerRoom());
-            i = rooms(con, ps, i, room.apps());
-            i = rooms(con, ps, i, room.triggers());
-            ps.setInt(i++, limit);
-            ps.setObject(i++, token.value());
-            ps.setString(i++, node);
-            ps.setLong(i, leaseMillis);
+            bind(ps, node, token, limit, leaseMillis, from, room);
             try (ResultSet rs = ps.executeQuery()) {
                 List<ClaimedRow> rows = new ArrayList<>(limit);
                 boolean windowFull = false;
                 OffsetDateTime leftFrom = null;
+                OffsetDateTime takenTo = null;
                 while (rs.next()) {
                     if (rows.isEmpty()) {
                         windowFull = rs.getLong("window_rows") == window(limit);
                         leftFrom = rs.getObject("left_from", OffsetDateTime.class);
+                        takenTo = rs.getObject("taken_to", OffsetDateTime.class);
                     }
                     rows.add(toClaimedRow(rs));
                 }
-                return new Claim(rows, windowFull, leftFrom);
+                return new Claim(rows, windowFull, leftFrom, takenTo);
             }
         }
+    }
+
+    /** Sets the parameters of {@link #CLAIM}. */
+    public static void bind(PreparedStatement ps, String node, ClaimToken token, int limit, long leaseMillis,
+            OffsetDateTime from, Room room) throws SQLException {
+        Connection con = ps.getConnection();
+        int i = 1;
+        ps.setObject(i++, from == null ? SCAN_FROM_START : from);
+        ps.setArray(i++, uuids(con, room.fullApps().toArray(UUID[]::new)));
+        ps.setArray(i++, uuids(con, room.fullTriggers().toArray(UUID[]::new)));
+        ps.setInt(i++, window(limit));
+        ps.setInt(i++, room.appRoom());
+        ps.setInt(i++, room.triggerRoom());
+        i = rooms(con, ps, i, room.apps());
+        i = rooms(con, ps, i, room.triggers());
+        ps.setInt(i++, limit);
+        ps.setObject(i++, token.value());
+        ps.setString(i++, node);
+        ps.setLong(i, leaseMillis);
     }
 
     /**

@@ -138,7 +138,7 @@ public class DispatchCycle {
 
     /**
      * After a claim whose window was full the next one starts where it left off (more is due right
-     * there): at the earliest row it left in the window, or past the last row it took. Otherwise the next
+     * there): at the earliest row it left in the window, or at the last window row it took. Otherwise the next
      * claim starts from the start again, and so does the first claim {@link #WHOLE_SCAN_EVERY_NANOS} after
      * the last whole scan: under a backlog that never ends, rows due earlier than the cursor (a lease
      * recovered, a transaction that committed late) wait at most that long.
@@ -150,8 +150,11 @@ public class DispatchCycle {
             cursors.remove(node);
             return;
         }
-        OffsetDateTime from = claim.leftFrom() != null ? claim.leftFrom()
-                : claim.rows().stream().map(ClaimedRow::dueAt).max(OffsetDateTime::compareTo).orElseThrow();
+        OffsetDateTime from = claim.leftFrom() != null ? claim.leftFrom() : claim.takenTo();
+        if (from == null) {
+            cursors.remove(node);
+            return;
+        }
         cursors.put(node, new Cursor(from, cursor == null ? now : cursor.fullScanNanos(), passedOver));
     }
 
