@@ -27,6 +27,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class HistoryRetentionIT {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
+    /**
+     * The start of today (UTC), as the partitions count days: rows placed from it fall in the partition meant at
+     * any time of day ("now() - 10 days + 1 hour" fell in the next day's range after 23:00 UTC).
+     */
+    private static final String TODAY = "(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')";
     /** The history job runs once a minute: its next pass after the test's setup, and a tick's slack. */
     private static final Duration NEXT_PASS = Duration.ofSeconds(90);
 
@@ -72,15 +77,15 @@ class HistoryRetentionIT {
                 $$""");
         UUID root = UUID.randomUUID();
         UUID old = UUID.randomUUID();
-        history(old, root, "delivered", "now() - interval '10 days' + interval '1 hour'");
+        history(old, root, "delivered", TODAY + " - interval '10 days' + interval '1 hour'");
         assertEquals(1, ItDatabase.count("SELECT count(*) FROM delivery_history_it_old"));
 
         String trigger = trigger();
         String recent = enqueue(trigger, root);
         Eventually.until(WAIT, () -> "delivered".equals(status(recent)), () -> status(recent));
-        // a row that died an hour ago, was replayed and is delivered now: two outcomes, the newer answers
+        // a row that died earlier today, was replayed and is delivered now: two outcomes, the newer answers
         UUID replayed = UUID.randomUUID();
-        history(replayed, root, "dead", "now() - interval '1 hour'");
+        history(replayed, root, "dead", TODAY + " + (now() - " + TODAY + ") / 2");
         ItDatabase.update("""
                 INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, payload, trigger_depth, root_execution_id,
                                           attempt_count, last_error, created_at)

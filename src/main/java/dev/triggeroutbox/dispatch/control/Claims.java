@@ -67,15 +67,17 @@ public class Claims {
                 LIMIT (SELECT window_size FROM params)
                 FOR UPDATE SKIP LOCKED
             ), behind(app_id, probes) AS (
-                -- behind a full window only: the apps with due rows, in app order, one probe each
+                -- behind a full window only: the apps with rows waiting, in app order, one probe each; no
+                -- "<= now()" here, which would walk every entry of an app with only rows due later (scheduled
+                -- ones): whether an app has due rows is its own probe's question below
                 SELECT (SELECT o.app_id FROM outbox o
-                        WHERE o.claim_token IS NULL AND o.next_attempt_at <= now()
+                        WHERE o.claim_token IS NULL
                           AND o.next_attempt_at >= (SELECT from_due FROM params)
                         ORDER BY o.app_id LIMIT 1), 1
                 WHERE (SELECT count(*) FROM window_rows) >= (SELECT window_size FROM params)
                 UNION ALL
                 SELECT (SELECT o.app_id FROM outbox o
-                        WHERE o.claim_token IS NULL AND o.next_attempt_at <= now()
+                        WHERE o.claim_token IS NULL
                           AND o.next_attempt_at >= (SELECT from_due FROM params)
                           AND o.app_id > b.app_id
                         ORDER BY o.app_id LIMIT 1), b.probes + 1
