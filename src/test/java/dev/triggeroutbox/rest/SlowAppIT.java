@@ -101,6 +101,16 @@ class SlowAppIT {
         return receiverOfA.at("/a").stream().filter(r -> r.at().isBefore(t)).count();
     }
 
+    /** Waits until each of A's {@code rows} is finished; those not delivered are dead letters. How many were delivered. */
+    private static long everyRowOfAEnded(UUID a, int rows, Duration within) {
+        Eventually.until(within,
+                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", a) == rows,
+                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", a) + " of A's rows finished");
+        long delivered = ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered'", a);
+        assertEquals(rows - delivered, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", a));
+        return delivered;
+    }
+
     @Test
     void anotherAppsRowsArriveAtOnceWhileOneAppsReceiverIsSlow() {
         UUID a = UUID.randomUUID();
@@ -129,11 +139,7 @@ class SlowAppIT {
 
         // nothing of A is lost: every row ends delivered, or dead-lettered where a slow answer passed the
         // webhook timeout three times on this busy machine; each delivered one reached A's receiver
-        Eventually.until(Duration.ofSeconds(60),
-                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", a) == A_ROWS,
-                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", a) + " of A's rows finished");
-        long delivered = ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered'", a);
-        assertEquals(A_ROWS - delivered, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", a));
+        long delivered = everyRowOfAEnded(a, A_ROWS, Duration.ofSeconds(60));
         List<Receiver.Request> rowsOfA = receiverOfA.rowsAt("/a");
         assertTrue(rowsOfA.size() >= delivered, rowsOfA.size() + " rows of A reached its receiver, " + delivered + " delivered");
     }
@@ -164,11 +170,7 @@ class SlowAppIT {
 
         // A's backlog drains all the same: every row ends delivered, or dead-lettered where its answers passed the
         // 800 ms webhook timeout three times on this busy machine (Payara Micro once: 5 of 20,000)
-        Eventually.until(Duration.ofSeconds(120),
-                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", a) == FLOOD_ROWS,
-                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", a) + " of A's rows finished");
-        long delivered = ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered'", a);
-        assertEquals(FLOOD_ROWS - delivered, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", a));
+        long delivered = everyRowOfAEnded(a, FLOOD_ROWS, Duration.ofSeconds(120));
         assertTrue(delivered >= FLOOD_ROWS * 99 / 100, delivered + " of A's " + FLOOD_ROWS + " rows delivered");
     }
 }

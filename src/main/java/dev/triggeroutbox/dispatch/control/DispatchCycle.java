@@ -150,11 +150,8 @@ public class DispatchCycle {
             cursors.remove(node);
             return;
         }
+        // a full window leaves a row or gives one: one of the two is there
         OffsetDateTime from = claim.leftFrom() != null ? claim.leftFrom() : claim.takenTo();
-        if (from == null) {
-            cursors.remove(node);
-            return;
-        }
         cursors.put(node, new Cursor(from, cursor == null ? now : cursor.fullScanNanos(), passedOver));
     }
 

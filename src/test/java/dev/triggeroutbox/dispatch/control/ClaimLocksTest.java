@@ -7,7 +7,6 @@ import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.schema.control.Migrations;
 import io.zonky.test.db.postgres.junit5.EmbeddedPostgresExtension;
 import io.zonky.test.db.postgres.junit5.SingleInstancePostgresExtension;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -18,7 +17,6 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -139,49 +137,12 @@ class ClaimLocksTest {
                         throw e.getCause();
                     }
                 });
-        return new DataSource() {
-            @Override
-            public Connection getConnection() {
-                return kept;
-            }
-
-            @Override
-            public Connection getConnection(String user, String password) {
-                return kept;
-            }
-
-            @Override
-            public PrintWriter getLogWriter() {
-                return null;
-            }
-
-            @Override
-            public void setLogWriter(PrintWriter out) {
-            }
-
-            @Override
-            public void setLoginTimeout(int seconds) {
-            }
-
-            @Override
-            public int getLoginTimeout() {
-                return 0;
-            }
-
-            @Override
-            public Logger getParentLogger() {
-                return Logger.getGlobal();
-            }
-
-            @Override
-            public <T> T unwrap(Class<T> type) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public boolean isWrapperFor(Class<?> type) {
-                return false;
-            }
-        };
+        return (DataSource) Proxy.newProxyInstance(ClaimLocksTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")) {
+                        return kept;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
     }
 }
