@@ -18,6 +18,9 @@ import java.util.UUID;
  * @param rootExecutionId the execution that started the cascade
  * @param originPrincipal who enqueued it, if known
  * @param createdAt       when it was enqueued
+ * @param traceparent     the W3C {@code traceparent} the row was written with, or null; a handler that calls
+ *                        another system passes it on to join the producer's trace
+ * @param tracestate      the W3C {@code tracestate} that came with it, or null
  */
 public record OutboxDelivery(
         UUID id,
@@ -31,5 +34,15 @@ public record OutboxDelivery(
         int triggerDepth,
         UUID rootExecutionId,
         String originPrincipal,
-        OffsetDateTime createdAt) {
+        OffsetDateTime createdAt,
+        String traceparent,
+        String tracestate) {
+
+    /** A delivery without a trace context. */
+    public OutboxDelivery(UUID id, UUID appId, String sourceKind, UUID triggerId, UUID scriptId, String payload,
+            int attempt, int maxAttempts, int triggerDepth, UUID rootExecutionId, String originPrincipal,
+            OffsetDateTime createdAt) {
+        this(id, appId, sourceKind, triggerId, scriptId, payload, attempt, maxAttempts, triggerDepth, rootExecutionId,
+                originPrincipal, createdAt, null, null);
+    }
 }

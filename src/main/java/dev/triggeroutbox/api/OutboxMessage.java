@@ -20,6 +20,8 @@ public final class OutboxMessage implements Serializable {
     private UUID rootExecutionId;
     private OffsetDateTime deliverAt;
     private Integer maxAttempts;
+    private String traceparent;
+    private String tracestate;
 
     /**
      * @param appId      the app whose trigger this is
@@ -47,6 +49,16 @@ public final class OutboxMessage implements Serializable {
 
     public OutboxMessage maxAttempts(Integer attempts) {
         this.maxAttempts = attempts;
+        return this;
+    }
+
+    /**
+     * The W3C trace context the row carries to its deliveries (a malformed {@code traceparent} is ignored,
+     * a malformed {@code tracestate} dropped). Without it the row carries none.
+     */
+    public OutboxMessage traceContext(String parent, String state) {
+        this.traceparent = parent;
+        this.tracestate = state;
         return this;
     }
 
@@ -80,5 +92,13 @@ public final class OutboxMessage implements Serializable {
 
     public Integer maxAttempts() {
         return maxAttempts;
+    }
+
+    public String traceparent() {
+        return traceparent;
+    }
+
+    public String tracestate() {
+        return tracestate;
     }
 }

@@ -30,6 +30,7 @@ import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import javax.naming.InitialContext;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -107,9 +108,10 @@ class MessagingIT {
 
             UUID root = UUID.randomUUID();
             String marker = UUID.randomUUID().toString();
-            Api.Reply published = api.post(PRODUCER_A, "apps/" + APP_A + "/events", """
+            String traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+            Api.Reply published = api.post(PRODUCER_A, "apps/" + APP_A + "/events", "application/json", """
                     {"sourceKind":"kv","payload":{"key":"order","marker":"%s","n":[1,2]},"rootExecutionId":"%s","triggerDepth":1}"""
-                    .formatted(marker, root));
+                    .formatted(marker, root), Map.of("traceparent", traceparent, "tracestate", "rojo=1"));
             assertEquals(202, published.status(), published.toString());
             String row = published.object().getJsonArray("rows").getValuesAs(JsonObject.class).stream()
                     .filter(r -> r.getString("triggerId").equals(trigger)).findFirst().orElseThrow().getString("id");
@@ -129,6 +131,9 @@ class MessagingIT {
                 assertEquals(1, m.getIntProperty("outboxAttempt"));
                 assertEquals(root.toString(), m.getStringProperty("outboxRootExecutionId"));
                 assertEquals(1, m.getIntProperty("outboxTriggerDepth"));
+                // the producer's trace context, under the property names OpenTelemetry's JMS instrumentation reads
+                assertEquals(traceparent, m.getStringProperty("traceparent"));
+                assertEquals("rojo=1", m.getStringProperty("tracestate"));
                 Eventually.until(WAIT, () -> "delivered".equals(api.get(PRODUCER_A, "outbox/" + row).object().getString("status")),
                         () -> api.get(PRODUCER_A, "outbox/" + row).toString());
                 assertEquals(1, api.get(PRODUCER_A, "outbox/" + row).object().getInt("attemptCount"));
@@ -168,6 +173,8 @@ class MessagingIT {
         }
     }
 
+    private static final String MESSAGE_TRACE = "00-5af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01";
+
     @Test
     @OperateOnDeployment("outbox")
     void aTopicMessageBecomesOnePubsubEventForTheMappedApp() throws Exception {
@@ -188,6 +195,7 @@ class MessagingIT {
             json.setStringProperty("region", "eu");
             json.setIntProperty("priority", 3);
             json.setBooleanProperty("urgent", true);
+            json.setStringProperty("traceparent", MESSAGE_TRACE);
             context.createProducer().send(topic, json);
             messageId = json.getJMSMessageID();
             context.createProducer().send(topic, context.createTextMessage("plain words " + marker));
@@ -203,8 +211,11 @@ class MessagingIT {
             JsonObject payload = json(r.delivery().payload());
             if (payload.get("body").getValueType() == jakarta.json.JsonValue.ValueType.OBJECT) {
                 fromJson = payload;
+                // the message's trace context is the row's
+                assertEquals(MESSAGE_TRACE, r.delivery().traceparent());
             } else {
                 fromText = payload;
+                assertNull(r.delivery().traceparent());
             }
         }
         assertNotNull(fromJson, "the JSON message");

@@ -145,7 +145,8 @@ public class DeadLetters {
 
     /**
      * Moves dead letters back into the outbox under their own ids, due now, attempts reset, with the
-     * attempt budget the row had (null: its trigger's, or the default). The answer "dead" stored
+     * attempt budget the row had (null: its trigger's, or the default) and the trace context it was written
+     * with. The answer "dead" stored
      * for a revived invoke goes, so its caller waits for the new attempt's answer.
      */
     private static final String REVIVE = """
@@ -154,10 +155,12 @@ public class DeadLetters {
                 DELETE FROM replies WHERE outcome = 'dead' AND id IN (SELECT reply_to FROM revived)
             )
             INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
-                                origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts, last_error)
+                                origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts, last_error,
+                                traceparent, tracestate)
             SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                    origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts,
-                   'replayed by ' || ? || ' after: ' || last_error                  -- admin
+                   'replayed by ' || ? || ' after: ' || last_error,                 -- admin
+                   traceparent, tracestate                                          -- the replay joins the row's trace
             FROM revived
             RETURNING id
             """;

@@ -7,6 +7,7 @@ import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
+import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import jakarta.inject.Inject;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -135,7 +136,7 @@ public class Claims {
                 RETURNING o.id, o.app_id, o.source_kind, o.trigger_id, o.script_id, o.reply_to,
                           o.payload::text AS payload, o.origin_principal, o.trigger_depth,
                           o.root_execution_id, o.attempt_count, o.max_attempts, o.created_at,
-                          o.next_attempt_at
+                          o.next_attempt_at, o.traceparent, o.tracestate
             )
             SELECT c.*, t.target_type, t.target, t.secret, t.enabled, t.max_attempts AS trigger_max_attempts,
                    t.previous_secret, t.previous_secret_expires_at,
@@ -273,7 +274,9 @@ public class Claims {
                 (Integer) rs.getObject("max_attempts"),
                 rs.getObject("created_at", OffsetDateTime.class),
                 rs.getObject("next_attempt_at", OffsetDateTime.class),
-                trigger);
+                trigger,
+                TraceContext.parse(rs.getString("traceparent"), rs.getString("tracestate")),
+                Long.MAX_VALUE);
     }
 
     /**
@@ -480,14 +483,15 @@ public class Claims {
                     -- the app's dead_letter triggers hear of it, in this same transaction; a dead
                     -- letter about a dead_letter row tells no one (no cascade)
                     INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
-                                        trigger_depth, root_execution_id, parent_id)
+                                        trigger_depth, root_execution_id, parent_id, traceparent, tracestate)
                     SELECT gen_random_uuid(), t.app_id, 'dead_letter', t.id, t.script_id,
                            jsonb_build_object('deadLetter', jsonb_build_object(
                                'id', d.id, 'appId', d.app_id, 'sourceKind', d.source_kind, 'triggerId', d.trigger_id,
                                'attemptCount', d.attempt_count, 'lastError', d.error, 'payload', d.payload,
                                'rootExecutionId', d.root_execution_id, 'triggerDepth', d.trigger_depth,
                                'createdAt', d.created_at, 'deadAt', now())),
-                           'dead-letter', d.trigger_depth + 1, coalesce(d.root_execution_id, d.id), d.id
+                           'dead-letter', d.trigger_depth + 1, coalesce(d.root_execution_id, d.id), d.id,
+                           d.traceparent, d.tracestate                   -- the dead letter joins the row's trace
                     FROM dead d JOIN triggers t
                       ON t.app_id = d.app_id AND t.source_kind = 'dead_letter' AND t.enabled
                     WHERE d.source_kind <> 'dead_letter'
@@ -501,15 +505,16 @@ public class Claims {
                 ), kept AS (
                     INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                             origin_principal, trigger_depth, root_execution_id, attempt_count, last_error,
-                            created_at, dead_by, parent_id, max_attempts)
+                            created_at, dead_by, parent_id, max_attempts, traceparent, tracestate)
                     SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                            origin_principal, trigger_depth, root_execution_id, attempt_count, error,
                            created_at, ?,                                -- 6: node name
-                           parent_id, max_attempts
+                           parent_id, max_attempts, traceparent, tracestate
                     FROM dead
                     ON CONFLICT (id) DO UPDATE SET attempt_count = excluded.attempt_count,
                            last_error = excluded.last_error, dead_at = excluded.dead_at, dead_by = excluded.dead_by,
-                           max_attempts = excluded.max_attempts
+                           max_attempts = excluded.max_attempts, traceparent = excluded.traceparent,
+                           tracestate = excluded.tracestate
                 )
                 SELECT source_kind, count(*) FROM dead GROUP BY source_kind
                 """;

@@ -4,12 +4,14 @@ import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
+import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import java.time.OffsetDateTime;
 
 /**
  * A row as one claim returned it, joined with its trigger's target (null fields when the trigger is
- * gone). {@code sourceKind} is the stored wire name, unparsed: an unknown one is dead-lettered.
+ * gone). {@code sourceKind} is the stored wire name, unparsed: an unknown one is dead-lettered. {@code trace}
+ * is the W3C trace context the row was written with (null: none), sent with every delivery.
  */
 public record ClaimedRow(
         OutboxId id,
@@ -27,14 +29,15 @@ public record ClaimedRow(
         OffsetDateTime createdAt,
         OffsetDateTime dueAt,
         TriggerTarget trigger,
+        TraceContext trace,
         long startBy) {
 
-    /** A row without a start deadline (tests, tools): its delivery may start whenever a thread is free. */
+    /** A row without a trace context or a start deadline (tests, tools): its delivery may start whenever a thread is free. */
     public ClaimedRow(OutboxId id, AppId appId, String sourceKind, TriggerId triggerId, ScriptId scriptId, OutboxId replyTo,
             String payload, String originPrincipal, int triggerDepth, ExecutionId rootExecutionId, int attemptCount,
             Integer rowMaxAttempts, OffsetDateTime createdAt, OffsetDateTime dueAt, TriggerTarget trigger) {
         this(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth, rootExecutionId,
-                attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, Long.MAX_VALUE);
+                attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, null, Long.MAX_VALUE);
     }
 
     /**
@@ -43,7 +46,7 @@ public record ClaimedRow(
      */
     public ClaimedRow startingBy(long nanos) {
         return new ClaimedRow(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth,
-                rootExecutionId, attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, nanos);
+                rootExecutionId, attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, trace, nanos);
     }
 
     /**

@@ -10,6 +10,7 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
+import dev.triggeroutbox.outbox.control.CurrentTrace;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -54,7 +55,9 @@ public class EventBatchesResource {
     /** Not @Transactional: without a key the write is one statement, atomic by itself; with one, the key's transaction. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response publish(@PathParam("appId") String appId, @HeaderParam("Idempotency-Key") String key, JsonValue body) {
+    public Response publish(@PathParam("appId") String appId, @HeaderParam("Idempotency-Key") String key,
+            @HeaderParam("traceparent") List<String> traceparent,
+            @HeaderParam("tracestate") List<String> tracestate, JsonValue body) {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
         Callers.requireApp(caller, app);
         JsonBody b = JsonBody.of(body, Set.of(Payloads.BATCH_FIELD));
@@ -66,7 +69,9 @@ public class EventBatchesResource {
             events.add(read.get(i).toNew(limits, i));
         }
 
-        return Payloads.once(idempotency, caller, uri, key, body, () ->
-                Payloads.batchWritten(Payloads.write(() -> outbox.publishAll(app, events, Callers.name(caller))))).toResponse();
+        try (CurrentTrace.Scope trace = Payloads.traced(traceparent, tracestate)) {
+            return Payloads.once(idempotency, caller, uri, key, body, () ->
+                    Payloads.batchWritten(Payloads.write(() -> outbox.publishAll(app, events, Callers.name(caller))))).toResponse();
+        }
     }
 }

@@ -9,6 +9,8 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
+import dev.triggeroutbox.outbox.control.CurrentTrace;
+import java.util.List;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -46,7 +48,9 @@ public class EventsResource {
     /** Not @Transactional: without a key the write is one statement, atomic by itself; with one, the key's transaction. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response publish(@PathParam("appId") String appId, @HeaderParam("Idempotency-Key") String key, JsonValue body) {
+    public Response publish(@PathParam("appId") String appId, @HeaderParam("Idempotency-Key") String key,
+            @HeaderParam("traceparent") List<String> traceparent,
+            @HeaderParam("tracestate") List<String> tracestate, JsonValue body) {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
         Callers.requireApp(caller, app);
         JsonBody b = JsonBody.of(body, Payloads.Event.FIELDS);
@@ -54,8 +58,10 @@ public class EventsResource {
         b.validate();
         String payloadText = event.payloadText(limits);
 
-        return Payloads.once(idempotency, caller, uri, key, body, () ->
-                Payloads.published(Payloads.write(() -> outbox.publish(app, event.kind(), payloadText,
-                        Callers.name(caller), event.root(), event.triggerDepth(), event.deliverAt())))).toResponse();
+        try (CurrentTrace.Scope trace = Payloads.traced(traceparent, tracestate)) {
+            return Payloads.once(idempotency, caller, uri, key, body, () ->
+                    Payloads.published(Payloads.write(() -> outbox.publish(app, event.kind(), payloadText,
+                            Callers.name(caller), event.root(), event.triggerDepth(), event.deliverAt())))).toResponse();
+        }
     }
 }

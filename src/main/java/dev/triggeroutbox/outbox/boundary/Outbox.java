@@ -3,6 +3,7 @@ package dev.triggeroutbox.outbox.boundary;
 import dev.triggeroutbox.api.OutboxDelivery;
 import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
+import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.control.ReplySlots;
@@ -12,6 +13,7 @@ import dev.triggeroutbox.outbox.entity.NewEvent;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -35,6 +37,10 @@ import java.util.Map;
  * within {@code outbox.max-payload-bytes} as stored, {@code deliverAt} within 10 years of now, the
  * depth within {@code outbox.max-trigger-depth}. A refusal is an {@link dev.triggeroutbox.rest.control.ApiException}
  * saying which value and why, and nothing is written.
+ *
+ * <p>Rows carry the W3C trace context current on the calling thread ({@link CurrentTrace}: a REST call's
+ * {@code traceparent}, or the delivery whose handler writes) to each of their deliveries; the calls that
+ * take a parent delivery carry that delivery's.
  */
 @ApplicationScoped
 @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
@@ -62,7 +68,9 @@ public class Outbox {
     @Transactional(Transactional.TxType.SUPPORTS)
     public OutboxId enqueue(NewOutboxRow row) throws SQLException {
         limits.check(row);
-        OutboxId id = row.replyTo() == null ? writer.insert(row) : replySlots.writing(row.replyTo(), () -> writer.insert(row));
+        TraceContext trace = CurrentTrace.get();
+        OutboxId id = row.replyTo() == null ? writer.insert(row, trace)
+                : replySlots.writing(row.replyTo(), () -> writer.insert(row, trace));
         wakeup.written(row.sourceKind(), 1);
         return id;
     }
@@ -76,11 +84,13 @@ public class Outbox {
     @Transactional(Transactional.TxType.SUPPORTS)
     public OutboxId invokeAsync(OutboxDelivery parent, TriggerId target, String args, Integer maxAttempts) throws SQLException {
         int depth = deeper(parent);
-        return enqueue(NewOutboxRow.to(new AppId(parent.appId()), SourceKind.INVOKE, target, args)
-                .withLineage(rootOf(parent), depth)
-                .withParent(new OutboxId(parent.id()))
-                .withOrigin(parent.originPrincipal())
-                .withMaxAttempts(maxAttempts == null ? 1 : maxAttempts));
+        try (CurrentTrace.Scope scope = CurrentTrace.open(traceOf(parent))) {
+            return enqueue(NewOutboxRow.to(new AppId(parent.appId()), SourceKind.INVOKE, target, args)
+                    .withLineage(rootOf(parent), depth)
+                    .withParent(new OutboxId(parent.id()))
+                    .withOrigin(parent.originPrincipal())
+                    .withMaxAttempts(maxAttempts == null ? 1 : maxAttempts));
+        }
     }
 
     /**
@@ -93,7 +103,7 @@ public class Outbox {
         int depth = deeper(parent);
         limits.check(payload, depth, null);
         List<OutboxWriter.FannedOut> rows = writer.fanOut(new AppId(parent.appId()), kind, payload,
-                parent.originPrincipal(), rootOf(parent), depth, null, new OutboxId(parent.id()));
+                parent.originPrincipal(), rootOf(parent), depth, null, new OutboxId(parent.id()), traceOf(parent));
         wakeup.written(kind, rows.size());
         return rows;
     }
@@ -105,6 +115,10 @@ public class Outbox {
                     + limits.maxTriggerDepth() + ": the cascade stops here");
         }
         return depth;
+    }
+
+    private static TraceContext traceOf(OutboxDelivery parent) {
+        return TraceContext.parse(parent.traceparent(), parent.tracestate());
     }
 
     private static ExecutionId rootOf(OutboxDelivery parent) {
@@ -120,7 +134,7 @@ public class Outbox {
             ExecutionId root, int depth, OffsetDateTime deliverAt) throws SQLException {
         limits.check(payload, depth, deliverAt);
         List<OutboxWriter.FannedOut> rows = writer.fanOut(app, kind, payload, originPrincipal,
-                root == null ? ExecutionId.random() : root, depth, deliverAt, null);
+                root == null ? ExecutionId.random() : root, depth, deliverAt, null, CurrentTrace.get());
         wakeup.written(kind, rows.size());
         return rows;
     }
@@ -135,7 +149,7 @@ public class Outbox {
     public List<BatchWriter.Written> publishAll(AppId app, List<NewEvent> events, String originPrincipal) throws SQLException {
         limits.checkBatchSize(events.size());
         events.forEach(e -> limits.check(e.payload(), e.triggerDepth(), e.deliverAt()));
-        List<BatchWriter.Written> rows = batches.fanOut(app, events, originPrincipal);
+        List<BatchWriter.Written> rows = batches.fanOut(app, events, originPrincipal, CurrentTrace.get());
         Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
         for (BatchWriter.Written row : rows) {
             kinds.merge(events.get(row.event()).kind(), 1, Integer::sum);
@@ -154,7 +168,7 @@ public class Outbox {
         limits.checkBatchSize(rows.size());
         rows.forEach(limits::check);
         replySlots.takeAll(rows.stream().map(NewOutboxRow::replyTo).filter(java.util.Objects::nonNull).toList());
-        List<OutboxId> ids = batches.insert(rows);
+        List<OutboxId> ids = batches.insert(rows, CurrentTrace.get());
         Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
         rows.forEach(r -> kinds.merge(r.sourceKind(), 1, Integer::sum));
         kinds.forEach(wakeup::written);

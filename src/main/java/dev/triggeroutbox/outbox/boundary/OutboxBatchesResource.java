@@ -13,6 +13,7 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
+import dev.triggeroutbox.outbox.control.CurrentTrace;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -57,7 +58,9 @@ public class OutboxBatchesResource {
     /** Not @Transactional: without a key the write is a transaction of its own in Outbox.enqueueAll; with one, the key's transaction. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response enqueue(@HeaderParam("Idempotency-Key") String key, JsonValue body) {
+    public Response enqueue(@HeaderParam("Idempotency-Key") String key,
+            @HeaderParam("traceparent") List<String> traceparent,
+            @HeaderParam("tracestate") List<String> tracestate, JsonValue body) {
         JsonBody b = JsonBody.of(body, Set.of(Payloads.BATCH_FIELD));
         List<Payloads.Row> read = Payloads.batch(b, body, Payloads.Row.FIELDS, limits).stream()
                 .map(Payloads.Row::read).toList();
@@ -76,21 +79,23 @@ public class OutboxBatchesResource {
             rows.add(read.get(i).toNew(read.get(i).event().payloadText(limits, i), Callers.name(caller)));
         }
 
-        return Payloads.once(idempotency, caller, uri, key, body, () -> {
-            List<OutboxId> ids;
-            try {
-                ids = Payloads.write(() -> outbox.enqueueAll(rows));
-            } catch (UnknownTriggersException e) {
-                throw refused(422, "unknown-trigger", "Request cannot be processed", e.rows().stream()
-                        .map(i -> new ApiException.FieldError(field(i, "triggerId"), "is not a trigger of app " + rows.get(i).appId()))
-                        .toList());
-            }
-            List<BatchWriter.Written> written = new ArrayList<>(ids.size());
-            for (int i = 0; i < ids.size(); i++) {
-                written.add(new BatchWriter.Written(i, ids.get(i), rows.get(i).triggerId()));
-            }
-            return Payloads.batchWritten(written);
-        }).toResponse();
+        try (CurrentTrace.Scope trace = Payloads.traced(traceparent, tracestate)) {
+            return Payloads.once(idempotency, caller, uri, key, body, () -> {
+                List<OutboxId> ids;
+                try {
+                    ids = Payloads.write(() -> outbox.enqueueAll(rows));
+                } catch (UnknownTriggersException e) {
+                    throw refused(422, "unknown-trigger", "Request cannot be processed", e.rows().stream()
+                            .map(i -> new ApiException.FieldError(field(i, "triggerId"), "is not a trigger of app " + rows.get(i).appId()))
+                            .toList());
+                }
+                List<BatchWriter.Written> written = new ArrayList<>(ids.size());
+                for (int i = 0; i < ids.size(); i++) {
+                    written.add(new BatchWriter.Written(i, ids.get(i), rows.get(i).triggerId()));
+                }
+                return Payloads.batchWritten(written);
+            }).toResponse();
+        }
     }
 
     private static String field(int row, String name) {

@@ -2,10 +2,12 @@ package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.api.OutboxMessage;
 import dev.triggeroutbox.api.OutboxProducer;
+import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.platform.CallerGroups;
 import dev.triggeroutbox.rest.control.ApiException;
@@ -50,7 +52,7 @@ public class OutboxProducerBean implements OutboxProducer {
                 .withLineage(ExecutionId.ofNullable(message.rootExecutionId()), message.triggerDepth())
                 .withMaxAttempts(message.maxAttempts())
                 .deliverAt(message.deliverAt());
-        try {
+        try (CurrentTrace.Scope trace = CurrentTrace.open(TraceContext.parse(message.traceparent(), message.tracestate()))) {
             return outbox.enqueue(row).value();
         } catch (ApiException e) {
             throw refused(e);

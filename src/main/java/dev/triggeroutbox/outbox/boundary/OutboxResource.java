@@ -18,6 +18,8 @@ import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import dev.triggeroutbox.outbox.control.CurrentTrace;
+import java.util.List;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -63,25 +65,29 @@ public class OutboxResource {
     /** Not @Transactional: without a key the write is one statement, atomic by itself; with one, the key's transaction. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response enqueue(@HeaderParam("Idempotency-Key") String key, JsonValue body) {
+    public Response enqueue(@HeaderParam("Idempotency-Key") String key,
+            @HeaderParam("traceparent") List<String> traceparent,
+            @HeaderParam("tracestate") List<String> tracestate, JsonValue body) {
         JsonBody b = JsonBody.of(body, Payloads.Row.FIELDS);
         Payloads.Row read = Payloads.Row.read(b);
         b.validate();
         Callers.requireApp(caller, read.app());
         String payloadText = read.event().payloadText(limits);
 
-        return Payloads.once(idempotency, caller, uri, key, body, () -> {
-            NewOutboxRow row = read.toNew(payloadText, Callers.name(caller));
-            OutboxId id;
-            try {
-                id = Payloads.write(() -> outbox.enqueue(row));
-            } catch (UnknownTriggerException e) {
-                throw ApiException.notFound("trigger " + read.trigger());
-            }
-            JsonObject json = Jsons.object().add("id", id.toString()).build();
-            return new IdempotencyKeys.Answer(201, Locations.of(uri, "outbox", id.toString()),
-                    json.toString());
-        }).toResponse();
+        try (CurrentTrace.Scope trace = Payloads.traced(traceparent, tracestate)) {
+            return Payloads.once(idempotency, caller, uri, key, body, () -> {
+                NewOutboxRow row = read.toNew(payloadText, Callers.name(caller));
+                OutboxId id;
+                try {
+                    id = Payloads.write(() -> outbox.enqueue(row));
+                } catch (UnknownTriggerException e) {
+                    throw ApiException.notFound("trigger " + read.trigger());
+                }
+                JsonObject json = Jsons.object().add("id", id.toString()).build();
+                return new IdempotencyKeys.Answer(201, Locations.of(uri, "outbox", id.toString()),
+                        json.toString());
+            }).toResponse();
+        }
     }
 
     @GET

@@ -1,6 +1,7 @@
 package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.outbox.control.BatchWriter;
+import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.entity.AppId;
@@ -10,6 +11,7 @@ import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
@@ -160,6 +162,20 @@ public final class Payloads {
             return work.get();
         }
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), body.toString(), work);
+    }
+
+    /**
+     * Makes the W3C trace context of a call's {@code traceparent} and {@code tracestate} headers current for
+     * the rows it writes, until the scope is closed. A header that came more than once is ignored for
+     * {@code traceparent} (the recommendation's rule) and joined for {@code tracestate}; a malformed context
+     * is no context, never a refusal.
+     */
+    public static CurrentTrace.Scope traced(List<String> traceparent, List<String> tracestate) {
+        if (traceparent == null || traceparent.size() != 1) {
+            return CurrentTrace.open(null);
+        }
+        return CurrentTrace.open(TraceContext.parse(traceparent.get(0),
+                tracestate == null || tracestate.isEmpty() ? null : String.join(",", tracestate)));
     }
 
     /** A publish's answer: 202 with the rows written, one per matching trigger. */

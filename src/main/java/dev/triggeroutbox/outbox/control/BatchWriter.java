@@ -5,6 +5,7 @@ import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.NewEvent;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -39,9 +40,11 @@ public class BatchWriter {
 
     /**
      * Fans out every event to the enabled triggers of {@code (app, its kind)}; an event without a
-     * matching trigger writes nothing. Answers the rows in event order, then trigger id.
+     * matching trigger writes nothing. Answers the rows in event order, then trigger id. Every row carries
+     * {@code trace} (null: none) to its deliveries.
      */
-    public List<Written> fanOut(AppId app, List<NewEvent> events, String originPrincipal) throws SQLException {
+    public List<Written> fanOut(AppId app, List<NewEvent> events, String originPrincipal, TraceContext trace)
+            throws SQLException {
         // `fanned` is read twice, so PostgreSQL materializes it: each gen_random_uuid() is drawn once and
         // the ids answered are the ids inserted
         String sql = """
@@ -57,10 +60,11 @@ public class BatchWriter {
                     JOIN triggers t ON t.app_id = ? AND t.source_kind = e.kind AND t.enabled   -- 6: app
                 ), written AS (
                     INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
-                                        trigger_depth, root_execution_id, next_attempt_at)
+                                        trigger_depth, root_execution_id, next_attempt_at, traceparent, tracestate)
                     SELECT id, app_id, source_kind, trigger_id, script_id, payload,
                            ?,                                            -- 7: origin principal
-                           depth, root, greatest(deliver_at, now())      -- never before now
+                           depth, root, greatest(deliver_at, now()),     -- never before now
+                           ?, ?                                          -- 8, 9: trace context
                     FROM fanned
                 )
                 SELECT n, id, trigger_id FROM fanned ORDER BY n, trigger_id
@@ -74,6 +78,8 @@ public class BatchWriter {
             ps.setArray(5, array(con, "text", events, e -> e.deliverAt() == null ? null : e.deliverAt().toString(), String[]::new));
             ps.setObject(6, app.value());
             ps.setString(7, originPrincipal);
+            ps.setString(8, trace == null ? null : trace.traceparent());
+            ps.setString(9, trace == null ? null : trace.tracestate());
             List<Written> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -88,14 +94,17 @@ public class BatchWriter {
     /**
      * Writes one row per entry, in one statement. A row that names a trigger must name one of its
      * app's; otherwise {@link UnknownTriggersException} names every such row, and the caller's
-     * transaction must roll back (the other rows were written).
+     * transaction must roll back (the other rows were written). Every row carries {@code trace} (null: none)
+     * to its deliveries.
      */
-    public List<OutboxId> insert(List<NewOutboxRow> rows) throws SQLException {
+    public List<OutboxId> insert(List<NewOutboxRow> rows, TraceContext trace) throws SQLException {
         String sql = """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload, origin_principal,
-                                    trigger_depth, root_execution_id, max_attempts, next_attempt_at, parent_id)
+                                    trigger_depth, root_execution_id, max_attempts, next_attempt_at, parent_id,
+                                    traceparent, tracestate)
                 SELECT r.id, r.app_id, r.kind, r.trigger_id, r.script_id, r.reply_to, r.payload, r.origin,
-                       r.depth, r.root, r.max_attempts, greatest(r.deliver_at, now()), r.parent
+                       r.depth, r.root, r.max_attempts, greatest(r.deliver_at, now()), r.parent,
+                       tc.traceparent, tc.tracestate
                 FROM unnest(?::uuid[],                                   -- 1: ids
                             ?::uuid[],                                   -- 2: apps
                             ?::text[],                                   -- 3: kinds
@@ -111,6 +120,7 @@ public class BatchWriter {
                             ?::uuid[])                                   -- 13: parents
                      AS r(id, app_id, kind, trigger_id, script_id, reply_to, payload, origin, depth, root,
                           max_attempts, deliver_at, parent)
+                CROSS JOIN (SELECT ?::text, ?::text) AS tc(traceparent, tracestate)  -- 14, 15: trace context
                 WHERE r.trigger_id IS NULL                               -- a trigger, if named, must be the app's
                    OR EXISTS (SELECT 1 FROM triggers t WHERE t.id = r.trigger_id AND t.app_id = r.app_id)
                 RETURNING id
@@ -135,6 +145,8 @@ public class BatchWriter {
             ps.setArray(11, array(con, "integer", rows, NewOutboxRow::maxAttempts, Integer[]::new));
             ps.setArray(12, array(con, "text", rows, r -> r.deliverAt() == null ? null : r.deliverAt().toString(), String[]::new));
             ps.setArray(13, array(con, "uuid", rows, r -> r.parentId() == null ? null : r.parentId().value(), UUID[]::new));
+            ps.setString(14, trace == null ? null : trace.traceparent());
+            ps.setString(15, trace == null ? null : trace.tracestate());
             Set<UUID> written = new HashSet<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

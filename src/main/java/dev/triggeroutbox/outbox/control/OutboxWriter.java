@@ -5,6 +5,7 @@ import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import jakarta.inject.Inject;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -33,17 +34,19 @@ public class OutboxWriter {
     @Inject
     DataSource dataSource;
 
-    public OutboxId insert(NewOutboxRow row) throws SQLException {
+    /** Writes {@code row}, carrying {@code trace} (null: none) to its deliveries. */
+    public OutboxId insert(NewOutboxRow row, TraceContext trace) throws SQLException {
         OutboxId id = OutboxId.random();
         String sql = """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                                     origin_principal, trigger_depth, root_execution_id, max_attempts,
-                                    next_attempt_at, parent_id)
+                                    next_attempt_at, parent_id, traceparent, tracestate)
                 SELECT ?::uuid, ?::uuid, ?::text, ?::uuid, ?::uuid, ?::uuid, CAST(? AS jsonb), ?::text, ?::int,
                        ?::uuid, ?::int,
                        greatest(?::timestamptz, now()),                  -- 12: deliver at, never before now
-                       ?::uuid                                           -- 13: parent
-                WHERE ?::uuid IS NULL                                    -- 14, 15, 16: a trigger, if named,
+                       ?::uuid,                                          -- 13: parent
+                       ?::text, ?::text                                  -- 14, 15: trace context
+                WHERE ?::uuid IS NULL                                    -- 16, 17, 18: a trigger, if named,
                    OR EXISTS (SELECT 1 FROM triggers WHERE id = ?::uuid AND app_id = ?)  -- must be the app's
                 """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
@@ -61,9 +64,11 @@ public class OutboxWriter {
             ps.setObject(11, row.maxAttempts(), Types.INTEGER);
             ps.setObject(12, row.deliverAt(), Types.TIMESTAMP_WITH_TIMEZONE);
             ps.setObject(13, row.parentId() == null ? null : row.parentId().value(), Types.OTHER);
-            ps.setObject(14, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
-            ps.setObject(15, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
-            ps.setObject(16, row.appId().value());
+            ps.setString(14, trace == null ? null : trace.traceparent());
+            ps.setString(15, trace == null ? null : trace.tracestate());
+            ps.setObject(16, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
+            ps.setObject(17, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
+            ps.setObject(18, row.appId().value());
             if (ps.executeUpdate() == 0) {
                 throw new UnknownTriggerException(row.triggerId(), row.appId());
             }
@@ -73,22 +78,25 @@ public class OutboxWriter {
 
     /**
      * Writes one row per enabled trigger of {@code (app, kind)}, in one statement. Returns the rows
-     * written; none when no trigger matches. {@code parent} is the row whose delivery publishes, if any.
+     * written; none when no trigger matches. {@code parent} is the row whose delivery publishes, if any;
+     * every row carries {@code trace} (null: none) to its deliveries.
      */
     public List<FannedOut> fanOut(AppId app, SourceKind kind, String payload, String originPrincipal,
-            ExecutionId root, int depth, OffsetDateTime deliverAt, OutboxId parent) throws SQLException {
+            ExecutionId root, int depth, OffsetDateTime deliverAt, OutboxId parent, TraceContext trace) throws SQLException {
         String sql = """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
-                                    trigger_depth, root_execution_id, next_attempt_at, parent_id)
+                                    trigger_depth, root_execution_id, next_attempt_at, parent_id, traceparent,
+                                    tracestate)
                 SELECT gen_random_uuid(), t.app_id, t.source_kind, t.id, t.script_id,
                        CAST(? AS jsonb),                                 -- 1: payload
                        ?,                                                -- 2: origin principal
                        ?,                                                -- 3: trigger depth
                        ?,                                                -- 4: root execution id
                        greatest(?, now()),                               -- 5: deliver at, never before now
-                       ?                                                 -- 6: parent
+                       ?,                                                -- 6: parent
+                       ?, ?                                              -- 7, 8: trace context
                 FROM triggers t
-                WHERE t.app_id = ? AND t.source_kind = ? AND t.enabled   -- 7, 8: app and kind
+                WHERE t.app_id = ? AND t.source_kind = ? AND t.enabled   -- 9, 10: app and kind
                 RETURNING id, trigger_id
                 """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
@@ -98,8 +106,10 @@ public class OutboxWriter {
             ps.setObject(4, root.value());
             ps.setObject(5, deliverAt, Types.TIMESTAMP_WITH_TIMEZONE);
             ps.setObject(6, parent == null ? null : parent.value(), Types.OTHER);
-            ps.setObject(7, app.value());
-            ps.setString(8, kind.wire());
+            ps.setString(7, trace == null ? null : trace.traceparent());
+            ps.setString(8, trace == null ? null : trace.tracestate());
+            ps.setObject(9, app.value());
+            ps.setString(10, kind.wire());
             List<FannedOut> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

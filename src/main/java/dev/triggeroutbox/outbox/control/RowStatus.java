@@ -58,16 +58,16 @@ public class RowStatus {
                        CASE WHEN claim_token IS NOT NULL AND lease_expires_at > now() THEN 'in_flight'
                             WHEN next_attempt_at > now() THEN 'scheduled'
                             ELSE 'pending' END AS status,
-                       cancel_requested
+                       cancel_requested, traceparent
                 FROM outbox WHERE %1$s = ?
                 UNION ALL
                 SELECT 2, id, app_id, source_kind, trigger_id, root_execution_id, parent_id, trigger_depth,
-                       attempt_count, last_error, created_at, NULL, dead_by, dead_at, 'dead', false
+                       attempt_count, last_error, created_at, NULL, dead_by, dead_at, 'dead', false, traceparent
                 FROM dead_letters WHERE %1$s = ?
                 UNION ALL
                 -- outcome: delivered, dead or cancelled
                 SELECT 3, outbox_id, app_id, source_kind, trigger_id, root_execution_id, parent_id, trigger_depth,
-                       attempt_count, last_error, created_at, NULL, finished_by, finished_at, outcome, false
+                       attempt_count, last_error, created_at, NULL, finished_by, finished_at, outcome, false, NULL
                 FROM delivery_history WHERE %2$s = ?
                 """.formatted(key, historyKey);
     }
@@ -129,6 +129,8 @@ public class RowStatus {
         addText(json, "nextAttemptAt", time(rs.getObject("next_attempt_at", OffsetDateTime.class)));
         addText(json, "finishedAt", time(rs.getObject("finished_at", OffsetDateTime.class)));
         addText(json, "node", rs.getString("claimed_by"));
+        // the trace context it is delivered with; history keeps none
+        addText(json, "traceparent", rs.getString("traceparent"));
         return json;
     }
 

@@ -1,8 +1,10 @@
 package dev.triggeroutbox.pubsub.control;
 
 import dev.triggeroutbox.outbox.boundary.Outbox;
+import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TraceContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.BytesMessage;
@@ -50,9 +52,13 @@ public class TopicReceiver {
             int n = 0;
             Message m = consumer.receive(waitMillis);
             while (m != null) {
-                outbox.publish(subscription.app(), SourceKind.PUBSUB,
-                        PubSubPayloads.payload(received(subscription.topic(), m), limits.maxPayloadBytes()),
-                        ORIGIN, null, 0, null);
+                // a message that carries a W3C trace context (OpenTelemetry's JMS property names) passes it on
+                try (CurrentTrace.Scope trace = CurrentTrace.open(TraceContext.parse(
+                        m.getStringProperty("traceparent"), m.getStringProperty("tracestate")))) {
+                    outbox.publish(subscription.app(), SourceKind.PUBSUB,
+                            PubSubPayloads.payload(received(subscription.topic(), m), limits.maxPayloadBytes()),
+                            ORIGIN, null, 0, null);
+                }
                 if (++n >= batch) {
                     break;
                 }

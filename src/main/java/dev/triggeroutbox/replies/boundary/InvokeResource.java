@@ -1,6 +1,8 @@
 package dev.triggeroutbox.replies.boundary;
 
 import dev.triggeroutbox.rest.control.Locations;
+import dev.triggeroutbox.outbox.boundary.Payloads;
+import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
@@ -36,6 +38,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -92,8 +95,9 @@ public class InvokeResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public void invoke(@PathParam("appId") String appId, @PathParam("triggerId") String triggerId,
-            @QueryParam("timeoutMs") String timeoutMs, @HeaderParam("Idempotency-Key") String key, JsonValue body,
-            @Suspended AsyncResponse async) throws SQLException {
+            @QueryParam("timeoutMs") String timeoutMs, @HeaderParam("Idempotency-Key") String key,
+            @HeaderParam("traceparent") List<String> traceparent, @HeaderParam("tracestate") List<String> tracestate,
+            JsonValue body, @Suspended AsyncResponse async) throws SQLException {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
         Callers.requireApp(caller, app);
         Trigger trigger = triggers.find(app, Callers.pathId(triggerId, TriggerId::parse, "trigger"))
@@ -115,14 +119,14 @@ public class InvokeResource {
 
         if (timeout == 0) {
             // no wait, so no slot: answered at once like before
-            InvokeRequests.Started started = start(principal, key, body, row);
+            InvokeRequests.Started started = start(principal, key, body, row, traceparent, tracestate);
             async.resume(answer(stored.find(started.replyId()), started, instance));
             return;
         }
         WaitingInvokes.Slot slot = waiting.take(principal); // before anything is written: a refusal leaves nothing
         InvokeRequests.Started started;
         try {
-            started = start(principal, key, body, row);
+            started = start(principal, key, body, row, traceparent, tracestate);
         } catch (RuntimeException e) {
             slot.close();
             throw e;
@@ -141,8 +145,11 @@ public class InvokeResource {
     }
 
     /** Commits the row before any wait; a repeated Idempotency-Key starts nothing and waits for the first request's answer. */
-    private InvokeRequests.Started start(String principal, String key, JsonValue body, NewOutboxRow row) {
-        return requests.start(principal, key, uri.getPath(), String.valueOf(body), row, Locations.of(uri, "replies"));
+    private InvokeRequests.Started start(String principal, String key, JsonValue body, NewOutboxRow row,
+            List<String> traceparent, List<String> tracestate) {
+        try (CurrentTrace.Scope trace = Payloads.traced(traceparent, tracestate)) {
+            return requests.start(principal, key, uri.getPath(), String.valueOf(body), row, Locations.of(uri, "replies"));
+        }
     }
 
     /** 200 with the target's answer (502 when it refused, 409 when the row was cancelled), or 202 with where to fetch it later. */

@@ -5,6 +5,7 @@ import dev.triggeroutbox.api.OutboxHandler;
 import dev.triggeroutbox.api.PermanentDeliveryException;
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import dev.triggeroutbox.outbox.control.CurrentTrace;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
@@ -47,8 +48,14 @@ public class HandlerTarget implements DeliveryTarget {
                 row.triggerId().value(), row.scriptId() == null ? null : row.scriptId().value(), row.payload(),
                 row.attemptCount(), maxAttempts, row.triggerDepth(),
                 row.rootExecutionId() == null ? null : row.rootExecutionId().value(), row.originPrincipal(),
-                row.createdAt());
-        return threads.start(row, timeout, () -> invoke(handler.get(), delivery));
+                row.createdAt(), row.trace() == null ? null : row.trace().traceparent(),
+                row.trace() == null ? null : row.trace().tracestate());
+        return threads.start(row, timeout, () -> {
+            // what the handler writes through the Java API joins the row's trace
+            try (CurrentTrace.Scope trace = CurrentTrace.open(row.trace())) {
+                return invoke(handler.get(), delivery);
+            }
+        });
     }
 
     /** Whether a handler of this name is deployed (checked when a trigger is registered). */

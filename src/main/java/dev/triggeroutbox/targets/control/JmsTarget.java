@@ -114,6 +114,13 @@ public class JmsTarget implements DeliveryTarget {
             m.setStringProperty("outboxRootExecutionId", row.rootExecutionId().toString());
         }
         m.setIntProperty("outboxTriggerDepth", row.triggerDepth());
+        if (row.trace() != null) {
+            // the producer's W3C trace context, under the names OpenTelemetry's JMS instrumentation reads
+            m.setStringProperty("traceparent", row.trace().traceparent());
+            if (row.trace().tracestate() != null) {
+                m.setStringProperty("tracestate", row.trace().tracestate());
+            }
+        }
         return m;
     }
 

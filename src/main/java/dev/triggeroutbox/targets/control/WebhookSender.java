@@ -274,6 +274,11 @@ final class WebhookSender {
         optional(h, "outbox-source-kind", row.sourceKind());
         optional(h, "outbox-trigger-id", row.triggerId());
         optional(h, "outbox-root-execution-id", row.rootExecutionId());
+        if (row.trace() != null) {
+            // the producer's W3C trace context, as it came (not signed: tracing tools rewrite it on the way)
+            h.put("traceparent", row.trace().traceparent());
+            optional(h, "tracestate", row.trace().tracestate());
+        }
     }
 
     private static void optional(HttpFields.Mutable h, String name, Object value) {

@@ -13,6 +13,7 @@ import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -269,6 +270,23 @@ class WebhookSenderTest {
         WebhookSender.headers(h, row, WebhookSignature.of(SECRET), null, 1_700_000_000L, new byte[0]);
         assertNull(h.get("outbox-root-execution-id"));
         assertEquals(List.of("1700000000"), h.getValuesList("webhook-timestamp"));
+    }
+
+    @Test
+    void sendsTheRowsTraceContextAndNoneWithoutOne() {
+        ClaimedRow plain = row("https://hooks.example/in", SECRET, null);
+        HttpFields.Mutable none = HttpFields.build();
+        WebhookSender.headers(none, plain, WebhookSignature.of(SECRET), null, 1_700_000_000L, new byte[0]);
+        assertNull(none.get("traceparent"));
+        assertNull(none.get("tracestate"));
+
+        TraceContext trace = TraceContext.parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "rojo=1");
+        ClaimedRow traced = new ClaimedRow(plain.id(), plain.appId(), plain.sourceKind(), plain.triggerId(), null, null,
+                plain.payload(), null, 0, null, 1, null, plain.createdAt(), plain.dueAt(), plain.trigger(), trace, Long.MAX_VALUE);
+        HttpFields.Mutable h = HttpFields.build();
+        WebhookSender.headers(h, traced, WebhookSignature.of(SECRET), null, 1_700_000_000L, new byte[0]);
+        assertEquals(List.of(trace.traceparent()), h.getValuesList("traceparent"));
+        assertEquals(List.of("rojo=1"), h.getValuesList("tracestate"));
     }
 
     @Test
