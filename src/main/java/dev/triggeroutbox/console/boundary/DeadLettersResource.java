@@ -22,6 +22,7 @@ import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -81,6 +82,7 @@ public class DeadLettersResource {
     @GET
     @Path("{id}")
     public JsonObject get(@PathParam("id") String id) throws SQLException {
+        onlyPostOnReplay(id);
         return deadLetters.find(Callers.pathId(id, OutboxId::parse, "dead letter"))
                 .orElseThrow(() -> ApiException.notFound("dead letter " + id));
     }
@@ -148,11 +150,19 @@ public class DeadLettersResource {
     @Path("{id}")
     @Transactional(rollbackOn = Exception.class)
     public Response discard(@PathParam("id") String id) throws SQLException {
+        onlyPostOnReplay(id);
         OutboxId row = Callers.pathId(id, OutboxId::parse, "dead letter");
         if (!deadLetters.discard(row)) {
             throw ApiException.notFound("dead letter " + id);
         }
         audit.record(Callers.name(caller), AuditLog.DISCARD, List.of(row.value()), null, 1);
         return Response.noContent().build();
+    }
+
+    /** {@code /admin/dead-letters/replay} is the bulk replay, not a dead letter's id: other methods there are 405. */
+    private static void onlyPostOnReplay(String id) {
+        if (id.equals("replay")) {
+            throw new NotAllowedException("POST");
+        }
     }
 }

@@ -10,6 +10,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
+import java.nio.charset.CharacterCodingException;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -96,7 +97,7 @@ public final class ProblemMappers {
 
         @Override
         public Response toResponse(JsonException e) {
-            return malformed(path(uri));
+            return isNotUtf8(e) ? notUtf8(path(uri)) : malformed(path(uri));
         }
     }
 
@@ -111,6 +112,9 @@ public final class ProblemMappers {
             ApiException limit = sizeLimit(e);
             if (limit != null) {
                 return Problems.response(limit, path(uri));
+            }
+            if (isNotUtf8(e)) {
+                return notUtf8(path(uri));
             }
             ApiException bound = parserBound(e);
             if (bound != null) {
@@ -134,6 +138,9 @@ public final class ProblemMappers {
             if (limit != null) {
                 return Problems.response(limit, path(uri));
             }
+            if (isNotUtf8(e)) {
+                return notUtf8(path(uri));
+            }
             if (isMalformedJson(e)) {
                 return malformed(path(uri));
             }
@@ -150,6 +157,20 @@ public final class ProblemMappers {
 
     static Response malformed(String path) {
         return Problems.response(400, "malformed-json", "Malformed JSON", "the request body is not valid JSON", path);
+    }
+
+    static Response notUtf8(String path) {
+        return Problems.response(400, "not-utf-8", "Not UTF-8", "the request body is not valid UTF-8", path);
+    }
+
+    /** A body whose bytes are not UTF-8 (Jsons.strictUtf8 refuses them, whoever wrapped the refusal). */
+    static boolean isNotUtf8(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof CharacterCodingException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static boolean isMalformedJson(Throwable e) {
