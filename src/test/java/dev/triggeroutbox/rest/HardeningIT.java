@@ -89,7 +89,7 @@ class HardeningIT {
 
     @Test
     void bodiesPastTheJsonParsersBoundsAreRefusedByNameOnEveryServer() {
-        // WildFly reads bodies with JsonValueReader, Payara's Jersey with its own reader: the same answers
+        // JsonValueReader reads these bodies on both servers (on Payara by its priority over Jersey's own reader)
         Map<String, String> refusals = Map.of(
                 "number-too-long", "{\"payload\":{\"n\":" + "1".repeat(1_200) + "}}",
                 "number-out-of-range", "{\"payload\":{\"n\":1e-2147483649}}",

@@ -1,10 +1,12 @@
 package dev.triggeroutbox.rest.boundary;
 
 import dev.triggeroutbox.rest.control.Jsons;
+import jakarta.annotation.Priority;
 import jakarta.json.JsonValue;
 import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParsingException;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.ext.MessageBodyReader;
@@ -21,6 +23,7 @@ import java.lang.reflect.Type;
  */
 @Provider
 @Consumes(MediaType.APPLICATION_JSON)
+@Priority(Priorities.USER - 100) // before the JSON-P reader Jersey (Payara) registers as a feature's provider
 public class JsonValueReader implements MessageBodyReader<JsonValue> {
 
     @Override

@@ -185,7 +185,8 @@ public final class ProblemMappers {
     /**
      * The JSON parser's (Parsson's) own refusal among {@code e} and its causes, as the problem it is:
      * its bounds on a number's length and on nesting, and an exponent nothing can hold. Whichever reader
-     * ran the parser (JsonValueReader on WildFly, Jersey's on Payara), the answer is the same.
+     * ran the parser (JsonValueReader for JsonValue bodies on both servers, the runtime's own for others), the
+     * answer is the same.
      */
     static ApiException parserBound(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
