@@ -1,0 +1,445 @@
+package dev.triggeroutbox.client;
+
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.client.Client;
+import jakarta.ws.rs.client.ClientBuilder;
+import jakarta.ws.rs.client.Entity;
+import jakarta.ws.rs.client.Invocation;
+import jakarta.ws.rs.client.WebTarget;
+import jakarta.ws.rs.core.Response;
+import java.io.StringReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * A typed client of the outbox's REST API ({@code /outbox/api/v1}) on plain Jakarta REST: the producer calls
+ * (publish, batches, enqueue, status, cancel, invoke) and the admin calls users script most (triggers, dead
+ * letters, pause). Bodies are records; a refusal is a {@link ProblemException} with the problem's type and
+ * fields; {@link Call} adds an {@code Idempotency-Key} and a W3C trace context. Needs a Jakarta REST client and
+ * a JSON-P implementation on the classpath (every Jakarta EE server has both).
+ */
+public final class OutboxClient implements AutoCloseable {
+
+    /** One event to publish: fanned out to every enabled trigger of its app and source kind. */
+    public record Event(String sourceKind, JsonValue payload, UUID rootExecutionId, Integer triggerDepth, OffsetDateTime deliverAt) {
+
+        public Event {
+            Objects.requireNonNull(sourceKind, "sourceKind");
+            Objects.requireNonNull(payload, "payload");
+        }
+
+        /** An event due at once, starting its own cascade. */
+        public static Event of(String sourceKind, JsonValue payload) {
+            return new Event(sourceKind, payload, null, null, null);
+        }
+
+        /** The same event, delivered no earlier than {@code at}. */
+        public Event deliverAt(OffsetDateTime at) {
+            return new Event(sourceKind, payload, rootExecutionId, triggerDepth, at);
+        }
+
+        JsonObjectBuilder json() {
+            JsonObjectBuilder b = Json.createObjectBuilder().add("sourceKind", sourceKind).add("payload", payload);
+            addIf(b, "rootExecutionId", rootExecutionId);
+            if (triggerDepth != null) {
+                b.add("triggerDepth", triggerDepth);
+            }
+            addIf(b, "deliverAt", deliverAt);
+            return b;
+        }
+    }
+
+    /** One row to enqueue for one trigger of an app (or for no trigger, where the source kind allows it). */
+    public record NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt) {
+
+        public NewRow {
+            Objects.requireNonNull(appId, "appId");
+            Objects.requireNonNull(sourceKind, "sourceKind");
+            Objects.requireNonNull(payload, "payload");
+        }
+
+        public static NewRow of(UUID appId, String sourceKind, UUID triggerId, JsonValue payload) {
+            return new NewRow(appId, sourceKind, triggerId, payload, null);
+        }
+
+        JsonObjectBuilder json() {
+            JsonObjectBuilder b = Json.createObjectBuilder().add("appId", appId.toString()).add("sourceKind", sourceKind)
+                    .add("payload", payload);
+            addIf(b, "triggerId", triggerId);
+            addIf(b, "deliverAt", deliverAt);
+            return b;
+        }
+    }
+
+    /** A row written: its id, its trigger (null for a row without one), and in a batch its event's position from 0. */
+    public record Written(Integer event, UUID id, UUID triggerId) {
+    }
+
+    /** Where a row stands ({@code pending, scheduled, in_flight, delivered, dead, cancelled}), with the whole answer. */
+    public record RowStatus(UUID id, String status, int attemptCount, String lastError, String traceparent, JsonObject json) {
+    }
+
+    /**
+     * An invoke's answer: {@code 200} with the target's answer ({@code body}), or {@code 202} when the wait
+     * ended first, with the row and where to ask later ({@link OutboxClient#reply(URI)}).
+     */
+    public record Invoked(int status, String body, UUID rowId, URI later) {
+
+        public boolean answered() {
+            return status == 200;
+        }
+    }
+
+    /** A trigger as the API answers it; {@code secret} only in the answer that created or rotated it. */
+    public record Trigger(UUID id, String sourceKind, boolean enabled, String secret, JsonObject json) {
+    }
+
+    /** What a trigger delivers to, and how often it tries. */
+    public record TriggerDefinition(String sourceKind, JsonObject target, Integer maxAttempts) {
+
+        public static TriggerDefinition webhook(String sourceKind, URI url) {
+            return new TriggerDefinition(sourceKind, Json.createObjectBuilder().add("type", "webhook").add("url", url.toString()).build(), null);
+        }
+
+        public static TriggerDefinition handler(String sourceKind, String name) {
+            return new TriggerDefinition(sourceKind, Json.createObjectBuilder().add("type", "handler").add("name", name).build(), null);
+        }
+
+        public static TriggerDefinition jms(String sourceKind, String destination) {
+            return new TriggerDefinition(sourceKind, Json.createObjectBuilder().add("type", "jms").add("destination", destination).build(), null);
+        }
+
+        public TriggerDefinition maxAttempts(int attempts) {
+            return new TriggerDefinition(sourceKind, target, attempts);
+        }
+
+        JsonObject json() {
+            JsonObjectBuilder b = Json.createObjectBuilder().add("sourceKind", sourceKind).add("target", target);
+            if (maxAttempts != null) {
+                b.add("maxAttempts", maxAttempts);
+            }
+            return b.build();
+        }
+    }
+
+    /**
+     * Per-call headers: an {@code Idempotency-Key} (a repeat of the call with the same key answers the first
+     * answer and writes nothing), and the W3C trace context the rows written carry to their deliveries.
+     */
+    public record Call(String idempotencyKey, String traceparent, String tracestate) {
+
+        public static Call plain() {
+            return new Call(null, null, null);
+        }
+
+        public static Call idempotent(String key) {
+            return new Call(key, null, null);
+        }
+
+        public Call traced(String parent, String state) {
+            return new Call(idempotencyKey, parent, state);
+        }
+
+        Invocation.Builder on(Invocation.Builder request) {
+            if (idempotencyKey != null) {
+                request.header("Idempotency-Key", idempotencyKey);
+            }
+            if (traceparent != null) {
+                request.header("traceparent", traceparent);
+            }
+            if (tracestate != null) {
+                request.header("tracestate", tracestate);
+            }
+            return request;
+        }
+    }
+
+    private static final String PROBLEM_PREFIX = "urn:trigger-outbox:problem:";
+
+    private final Client client;
+    private final boolean ownClient;
+    private final WebTarget api;
+    private final String authorization;
+
+    private OutboxClient(Client client, boolean ownClient, WebTarget api, String authorization) {
+        this.client = client;
+        this.ownClient = ownClient;
+        this.api = api;
+        this.authorization = authorization;
+    }
+
+    /** A client of its own for the API at {@code api} (e.g. {@code http://host:8080/outbox/api/v1/}), signing in with HTTP Basic. */
+    public static OutboxClient connect(URI api, String user, String password) {
+        Client client = ClientBuilder.newClient();
+        String basic = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+        return new OutboxClient(client, true, client.target(api), basic);
+    }
+
+    /** Calls through a target the caller configured (its client, its authentication); closing leaves the client open. */
+    public static OutboxClient over(WebTarget api) {
+        return new OutboxClient(null, false, api, null);
+    }
+
+    @Override
+    public void close() {
+        if (ownClient) {
+            client.close();
+        }
+    }
+
+    // ---- producers
+
+    public List<Written> publish(UUID app, Event event) {
+        return publish(app, event, Call.plain());
+    }
+
+    /** {@code POST /apps/{app}/events}: the rows written, one per matching enabled trigger. */
+    public List<Written> publish(UUID app, Event event, Call call) {
+        return written(post(call, "apps/" + app + "/events", event.json().build()), 202);
+    }
+
+    /** {@code POST /apps/{app}/events:batch}: every event in one transaction, all or nothing. */
+    public List<Written> publishAll(UUID app, List<Event> events, Call call) {
+        JsonArrayBuilder list = Json.createArrayBuilder();
+        events.forEach(e -> list.add(e.json()));
+        return written(post(call, "apps/" + app + "/events:batch", Json.createObjectBuilder().add("events", list).build()), 202);
+    }
+
+    public UUID enqueue(NewRow row) {
+        return enqueue(row, Call.plain());
+    }
+
+    /** {@code POST /outbox}: the row's id. */
+    public UUID enqueue(NewRow row, Call call) {
+        JsonObject answer = object(post(call, "outbox", row.json().build()), 201);
+        return UUID.fromString(answer.getString("id"));
+    }
+
+    /** {@code POST /outbox:batch}: every row in one transaction, all or nothing. */
+    public List<Written> enqueueAll(List<NewRow> rows, Call call) {
+        JsonArrayBuilder list = Json.createArrayBuilder();
+        rows.forEach(r -> list.add(r.json()));
+        return written(post(call, "outbox:batch", Json.createObjectBuilder().add("events", list).build()), 202);
+    }
+
+    /** {@code GET /outbox/{id}}. */
+    public RowStatus status(UUID row) {
+        return rowStatus(object(send(request("outbox/" + row).buildGet()), 200));
+    }
+
+    /** {@code POST /outbox/{id}/cancel}: the row as it stands after (cancelled, or still in flight with cancelRequested). */
+    public RowStatus cancel(UUID row) {
+        Response r = send(request("outbox/" + row + "/cancel").buildPost(null));
+        return rowStatus(object(r, r.getStatus() == 202 ? 202 : 200));
+    }
+
+    /** {@code POST /apps/{app}/triggers/{trigger}/invoke}: waits up to {@code wait} for the target's answer. */
+    public Invoked invoke(UUID app, UUID trigger, JsonValue payload, Duration wait, Call call) {
+        WebTarget target = api.path("apps/" + app + "/triggers/" + trigger + "/invoke").queryParam("timeoutMs", wait.toMillis());
+        Response r = send(call.on(authorized(target.request())).buildPost(Entity.json(
+                Json.createObjectBuilder().add("payload", payload).build().toString())));
+        return invoked(r);
+    }
+
+    /** {@code GET /replies/{id}} at the place a 202 named. */
+    public Invoked reply(URI later) {
+        return invoked(send(authorized(at(later).request()).buildGet()));
+    }
+
+    // ---- admins
+
+    /** {@code POST /apps/{app}/triggers}: the trigger, with a webhook's secret (shown this once). */
+    public Trigger createTrigger(UUID app, TriggerDefinition definition, Call call) {
+        return trigger(object(post(call, "apps/" + app + "/triggers", definition.json()), 201));
+    }
+
+    public List<Trigger> triggers(UUID app) {
+        return array(send(request("apps/" + app + "/triggers").buildGet())).stream().map(v -> trigger(v.asJsonObject())).toList();
+    }
+
+    public Trigger trigger(UUID app, UUID id) {
+        return trigger(object(send(request("apps/" + app + "/triggers/" + id).buildGet()), 200));
+    }
+
+    public void deleteTrigger(UUID app, UUID id) {
+        expect(send(request("apps/" + app + "/triggers/" + id).buildDelete()), 204);
+    }
+
+    /** {@code POST …/secret}: the new secret (shown this once); the replaced one signs beside it until its overlap ends. */
+    public Trigger rotateSecret(UUID app, UUID id) {
+        return trigger(object(send(request("apps/" + app + "/triggers/" + id + "/secret").buildPost(null)), 200));
+    }
+
+    /** {@code GET /admin/stats}. */
+    public JsonObject stats() {
+        return object(send(request("admin/stats").buildGet()), 200);
+    }
+
+    /** {@code POST /admin/dead-letters/{id}/replay}: back into the outbox under its id, attempts reset. */
+    public void replayDeadLetter(UUID id, Call call) {
+        expect(send(call.on(request("admin/dead-letters/" + id + "/replay")).buildPost(null)), 201);
+    }
+
+    public void discardDeadLetter(UUID id) {
+        expect(send(request("admin/dead-letters/" + id).buildDelete()), 204);
+    }
+
+    /** {@code POST /admin/dispatcher/pause}: no node claims until {@link #resume()}. */
+    public void pause() {
+        expect(send(request("admin/dispatcher/pause").buildPost(null)), 204);
+    }
+
+    public void resume() {
+        expect(send(request("admin/dispatcher/resume").buildPost(null)), 204);
+    }
+
+    // ---- the wire
+
+    private Invocation.Builder request(String path) {
+        return authorized(api.path(path).request());
+    }
+
+    /** A place the API named (a {@code Location}: a path), as a target under the API's own. */
+    private WebTarget at(URI place) {
+        String base = api.getUri().getPath();
+        String prefix = base.endsWith("/") ? base : base + "/";
+        String path = api.getUri().resolve(place).getPath();
+        if (!path.startsWith(prefix)) {
+            throw new IllegalArgumentException("not a place of this API: " + place);
+        }
+        return api.path(path.substring(prefix.length()));
+    }
+
+    private Invocation.Builder authorized(Invocation.Builder request) {
+        // a changing call without a JSON body must say it is a script's (the API's cross-site rule)
+        request.header("X-Requested-By", "trigger-outbox-client");
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return request;
+    }
+
+    private Response post(Call call, String path, JsonValue body) {
+        return send(call.on(request(path)).buildPost(Entity.json(body.toString())));
+    }
+
+    private static Response send(Invocation invocation) {
+        return invocation.invoke();
+    }
+
+    private static void expect(Response r, int status) {
+        try (r) {
+            if (r.getStatus() != status) {
+                throw problem(r);
+            }
+        }
+    }
+
+    private static JsonObject object(Response r, int status) {
+        try (r) {
+            if (r.getStatus() != status) {
+                throw problem(r);
+            }
+            return read(r.readEntity(String.class)).asJsonObject();
+        }
+    }
+
+    private static List<JsonValue> array(Response r) {
+        try (r) {
+            if (r.getStatus() != 200) {
+                throw problem(r);
+            }
+            return read(r.readEntity(String.class)).asJsonArray();
+        }
+    }
+
+    private static List<Written> written(Response r, int status) {
+        JsonObject answer = object(r, status);
+        List<Written> rows = new ArrayList<>();
+        for (JsonValue v : answer.getJsonArray("rows")) {
+            JsonObject row = v.asJsonObject();
+            rows.add(new Written(row.containsKey("event") ? row.getInt("event") : null, UUID.fromString(row.getString("id")),
+                    row.containsKey("triggerId") && !row.isNull("triggerId") ? UUID.fromString(row.getString("triggerId")) : null));
+        }
+        return rows;
+    }
+
+    private static Invoked invoked(Response r) {
+        try (r) {
+            if (r.getStatus() == 200) {
+                return new Invoked(200, r.readEntity(String.class), null, null);
+            }
+            if (r.getStatus() == 202) {
+                String row = r.getHeaderString("Outbox-Row-Id");
+                return new Invoked(202, r.readEntity(String.class), row == null ? null : UUID.fromString(row), r.getLocation());
+            }
+            throw problem(r);
+        }
+    }
+
+    private static RowStatus rowStatus(JsonObject json) {
+        return new RowStatus(UUID.fromString(json.getString("id")), json.getString("status"), json.getInt("attemptCount"),
+                text(json, "lastError"), text(json, "traceparent"), json);
+    }
+
+    private static Trigger trigger(JsonObject json) {
+        return new Trigger(UUID.fromString(json.getString("id")), json.getString("sourceKind"), json.getBoolean("enabled", true),
+                text(json, "secret"), json);
+    }
+
+    /** The problem of a refused call; an answer that is not one (a proxy's, say) becomes one of its status. */
+    static ProblemException problem(Response r) {
+        String retry = r.getHeaderString("Retry-After");
+        Long retryAfter = retry != null && retry.matches("\\d{1,9}") ? Long.valueOf(retry) : null;
+        String body = r.hasEntity() ? r.readEntity(String.class) : "";
+        JsonObject problem;
+        try {
+            problem = read(body).asJsonObject();
+        } catch (RuntimeException e) {
+            return new ProblemException(r.getStatus(), "http-" + r.getStatus(), r.getStatusInfo().getReasonPhrase(), null, List.of(), retryAfter);
+        }
+        String type = text(problem, "type");
+        List<ProblemException.FieldError> errors = new ArrayList<>();
+        if (problem.containsKey("errors")) {
+            for (JsonValue e : problem.getJsonArray("errors")) {
+                errors.add(new ProblemException.FieldError(text(e.asJsonObject(), "field"), text(e.asJsonObject(), "message")));
+            }
+        }
+        return new ProblemException(r.getStatus(), type != null && type.startsWith(PROBLEM_PREFIX) ? type.substring(PROBLEM_PREFIX.length()) : type,
+                text(problem, "title"), text(problem, "detail"), errors, retryAfter);
+    }
+
+    private static JsonValue read(String text) {
+        try (JsonReader reader = Json.createReader(new StringReader(text))) {
+            return reader.readValue();
+        }
+    }
+
+    private static String text(JsonObject json, String name) {
+        JsonValue v = json.get(name);
+        if (v instanceof JsonString s) {
+            return s.getString();
+        }
+        return v instanceof JsonNumber n ? n.toString() : null;
+    }
+
+    private static void addIf(JsonObjectBuilder b, String name, Object value) {
+        if (value != null) {
+            b.add(name, value.toString());
+        }
+    }
+}
