@@ -156,6 +156,8 @@ class MalformedRequestsIT {
         Answer marked = publish("application/json; charset=UTF-8", concat(new byte[] {(byte) 0xef, (byte) 0xbb, (byte) 0xbf}, utf8(event)));
         assertEquals(202, marked.status(), marked.toString());
         assertEquals(3, everythingOfTheApp());
+        Answer quoted = publish("application/json; charset=\"utf-8\"", utf8(event));
+        assertEquals(202, quoted.status(), quoted.toString());
     }
 
     @Test

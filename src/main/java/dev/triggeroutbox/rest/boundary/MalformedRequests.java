@@ -41,7 +41,7 @@ public class MalformedRequests implements ContainerRequestFilter {
                 refuse(request, 400, "malformed-header", "Malformed header", "the Content-Type header is not a media type");
                 return;
             }
-            String charset = type.getParameters().get(MediaType.CHARSET_PARAMETER);
+            String charset = unquoted(type.getParameters().get(MediaType.CHARSET_PARAMETER));
             if (charset != null && !readable(type, charset)) {
                 refuse(request, 415, "unsupported-charset", "Unsupported charset",
                         "request bodies are read as UTF-8; charset " + charset + " is not accepted");
@@ -82,6 +82,12 @@ public class MalformedRequests implements ContainerRequestFilter {
             }
         }
         return true;
+    }
+
+    /** A parameter's value without the quotes HTTP allows around it ({@code charset="UTF-8"}). */
+    private static String unquoted(String value) {
+        return value != null && value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
+                ? value.substring(1, value.length() - 1) : value;
     }
 
     private static boolean isNumber(String q) {
