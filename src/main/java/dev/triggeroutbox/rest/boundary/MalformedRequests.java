@@ -31,7 +31,7 @@ public class MalformedRequests implements ContainerRequestFilter {
         String accept = request.getHeaderString("Accept");
         if (accept != null && !isMediaRangeList(accept)) {
             refuse(request, 400, "malformed-header", "Malformed header",
-                    "the Accept header is not a list of media types with q-values between 0 and 1");
+                    "the Accept header is not a list of media types with numeric q-values");
             return;
         }
         String contentType = request.getHeaderString("Content-Type");
