@@ -9,16 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
-import dev.triggeroutbox.support.ItUsers;
 import jakarta.json.JsonObject;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -179,24 +174,7 @@ class HardeningIT {
      * whole answer, status line first.
      */
     private String raw(String method, String path, Map<String, String> headers, String body) throws java.io.IOException {
-        byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-        String credentials = Base64.getEncoder().encodeToString((ADMIN + ":" + ItUsers.PASSWORD).getBytes(StandardCharsets.UTF_8));
-        Map<String, String> all = new LinkedHashMap<>();
-        all.put("Host", base.getHost() + ":" + base.getPort());
-        all.put("Authorization", "Basic " + credentials);
-        all.putAll(headers);
-        all.put("Content-Length", Integer.toString(bytes.length));
-        all.put("Connection", "close");
-        StringBuilder head = new StringBuilder(method + " " + base.getPath() + "api/v1/" + path + " HTTP/1.1\r\n");
-        all.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
-        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
-            socket.setSoTimeout(10_000);
-            OutputStream out = socket.getOutputStream();
-            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
-            out.write(bytes);
-            out.flush();
-            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        }
+        return RawRequests.send(base, method, path, headers, body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test

@@ -1,18 +1,13 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.ItUsers.PASSWORD;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.it.Deployments;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -57,32 +52,19 @@ class MalformedRequestsIT {
     /** A request as an admin, unless {@code headers} sets Authorization itself. */
     private Answer send(String method, String path, Map<String, String> headers, byte[] body) throws IOException {
         Map<String, String> all = new LinkedHashMap<>();
-        all.put("Host", base.getHost() + ":" + base.getPort());
-        all.put("Authorization", "Basic " + Base64.getEncoder().encodeToString((ADMIN + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8)));
         all.put("X-Requested-By", "test");
         all.putAll(headers);
-        all.put("Content-Length", Integer.toString(body.length));
-        all.put("Connection", "close");
-        StringBuilder head = new StringBuilder(method + " " + base.getPath() + "api/v1/" + path + " HTTP/1.1\r\n");
-        all.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
-        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
-            socket.setSoTimeout(10_000);
-            OutputStream out = socket.getOutputStream();
-            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
-            out.write(body);
-            out.flush();
-            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            int end = answer.indexOf("\r\n\r\n");
-            String[] lines = answer.substring(0, end).split("\r\n");
-            Map<String, String> answerHeaders = new LinkedHashMap<>();
-            for (int i = 1; i < lines.length; i++) {
-                int colon = lines[i].indexOf(':');
-                answerHeaders.put(lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).strip());
-            }
-            String rest = answer.substring(end + 4);
-            return new Answer(Integer.parseInt(lines[0].split(" ")[1]), answerHeaders,
-                    "chunked".equalsIgnoreCase(answerHeaders.get("transfer-encoding")) ? unchunk(rest) : rest);
+        String answer = RawRequests.send(base, method, path, all, body);
+        int end = answer.indexOf("\r\n\r\n");
+        String[] lines = answer.substring(0, end).split("\r\n");
+        Map<String, String> answerHeaders = new LinkedHashMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            int colon = lines[i].indexOf(':');
+            answerHeaders.put(lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).strip());
         }
+        String rest = answer.substring(end + 4);
+        return new Answer(Integer.parseInt(lines[0].split(" ")[1]), answerHeaders,
+                "chunked".equalsIgnoreCase(answerHeaders.get("transfer-encoding")) ? unchunk(rest) : rest);
     }
 
     private static String unchunk(String chunked) {
