@@ -6,7 +6,7 @@ import { h, ago, time, duration, shortId, pretty } from './dom.js';
 import { drawActivity } from './chart.js';
 
 const KINDS = ['http', 'kv', 'docs', 'dead_letter', 'cron', 'files', 'pubsub', 'email', 'invoke'];
-const TARGET_FIELD = { webhook: 'url', handler: 'name', jms: 'destination' };
+const TARGET_FIELD = { webhook: 'url', handler: 'name', jms: 'destination', kafka: 'topic' };
 const REFRESH_MS = 5000;
 const $ = (id) => document.getElementById(id);
 
@@ -559,7 +559,8 @@ function triggerTable(items, reload) {
       h('td.mono', { title: t.id }, shortId(t.id)),
       h('td.mono', { title: t.appId }, shortId(t.appId)),
       h('td', {}, h('span.kind', {}, t.sourceKind)),
-      h('td.target', {}, h('span.badge', {}, t.target.type), ' ', t.target[TARGET_FIELD[t.target.type]] || ''),
+      h('td.target', {}, h('span.badge', {}, t.target.type), ' ', t.target[TARGET_FIELD[t.target.type]] || '',
+        t.target.key ? ` (key: ${t.target.key})` : ''),
       h('td.num', {}, t.maxAttempts ?? 'default'),
       h('td', {}, h(`span.badge.${t.enabled ? 'good' : 'muted'}`, {}, t.enabled ? 'enabled' : 'disabled')),
       h('td.actions', {},
@@ -570,11 +571,12 @@ function triggerTable(items, reload) {
 function createTriggerCard(reload) {
   const targetLabel = h('span', {}, 'Webhook URL');
   const type = h('select#new-type', { required: true },
-    h('option', { value: 'webhook' }, 'webhook'), h('option', { value: 'handler' }, 'handler'), h('option', { value: 'jms' }, 'jms'));
+    h('option', { value: 'webhook' }, 'webhook'), h('option', { value: 'handler' }, 'handler'), h('option', { value: 'jms' }, 'jms'),
+    h('option', { value: 'kafka' }, 'kafka'));
   const target = h('input#new-target', { required: true, size: 40, placeholder: 'https://example.com/hook' });
   type.addEventListener('change', () => {
-    targetLabel.textContent = { webhook: 'Webhook URL', handler: 'Handler name', jms: 'JMS destination' }[type.value];
-    target.placeholder = { webhook: 'https://example.com/hook', handler: 'CDI bean name', jms: 'queue or topic' }[type.value];
+    targetLabel.textContent = { webhook: 'Webhook URL', handler: 'Handler name', jms: 'JMS destination', kafka: 'Kafka topic' }[type.value];
+    target.placeholder = { webhook: 'https://example.com/hook', handler: 'CDI bean name', jms: 'queue or topic', kafka: 'topic name' }[type.value];
   });
   const form = h('form.grid-form#new-trigger', { 'aria-label': 'New trigger' },
     h('label', {}, 'App id', h('input#new-app', { required: true, size: 38, placeholder: 'UUID' })),

@@ -139,7 +139,7 @@ public class Claims {
                           o.next_attempt_at, o.traceparent, o.tracestate
             )
             SELECT c.*, t.target_type, t.target, t.secret, t.enabled, t.max_attempts AS trigger_max_attempts,
-                   t.previous_secret, t.previous_secret_expires_at,
+                   t.previous_secret, t.previous_secret_expires_at, t.target_key,
                    (SELECT count(*) FROM window_rows) AS window_rows,
                    -- where the next claim may start in the due index: the earliest window row left for it (no
                    -- room, or past the limit), else the latest window row taken; rows behind the window do not
@@ -258,7 +258,8 @@ public class Claims {
         ClaimedRow.TriggerTarget trigger = targetType == null ? null
                 : new ClaimedRow.TriggerTarget(targetType, rs.getString("target"), rs.getString("secret"),
                         rs.getBoolean("enabled"), (Integer) rs.getObject("trigger_max_attempts"),
-                        rs.getString("previous_secret"), rs.getObject("previous_secret_expires_at", OffsetDateTime.class));
+                        rs.getString("previous_secret"), rs.getObject("previous_secret_expires_at", OffsetDateTime.class),
+                        rs.getString("target_key"));
         return new ClaimedRow(
                 new OutboxId(rs.getObject("id", UUID.class)),
                 new AppId(rs.getObject("app_id", UUID.class)),

@@ -52,14 +52,21 @@ public record ClaimedRow(
     /**
      * The trigger's side of the join; absent when the row names no trigger or the trigger was deleted.
      * {@code previousSecret} is the webhook secret the last rotation replaced, which still signs until
-     * {@code previousSecretExpiresAt} (both null when there is none).
+     * {@code previousSecretExpiresAt} (both null when there is none). {@code targetKey} is the record key of a
+     * kafka target (orderingKey, rowId, appId; null for the other types).
      */
     public record TriggerTarget(String targetType, String target, String secret, boolean enabled, Integer maxAttempts,
-            String previousSecret, OffsetDateTime previousSecretExpiresAt) {
+            String previousSecret, OffsetDateTime previousSecretExpiresAt, String targetKey) {
 
         /** A target without a rotated-out secret. */
         public TriggerTarget(String targetType, String target, String secret, boolean enabled, Integer maxAttempts) {
-            this(targetType, target, secret, enabled, maxAttempts, null, null);
+            this(targetType, target, secret, enabled, maxAttempts, null, null, null);
+        }
+
+        /** A target without a record key (every type but kafka). */
+        public TriggerTarget(String targetType, String target, String secret, boolean enabled, Integer maxAttempts,
+                String previousSecret, OffsetDateTime previousSecretExpiresAt) {
+            this(targetType, target, secret, enabled, maxAttempts, previousSecret, previousSecretExpiresAt, null);
         }
 
         @Override

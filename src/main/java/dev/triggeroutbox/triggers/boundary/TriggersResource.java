@@ -14,6 +14,7 @@ import dev.triggeroutbox.targets.control.WebhookSettings;
 import dev.triggeroutbox.targets.control.WebhookSignature;
 import dev.triggeroutbox.triggers.control.TargetRules;
 import dev.triggeroutbox.triggers.control.Triggers;
+import dev.triggeroutbox.triggers.entity.KafkaKey;
 import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.triggers.entity.Schedule;
 import dev.triggeroutbox.triggers.entity.Trigger;
@@ -52,7 +53,7 @@ public class TriggersResource {
 
     private static final Set<String> FIELDS = Set.of("sourceKind", "target", "scriptId", "maxAttempts", "enabled",
             "schedule", "timezone", "misfire");
-    private static final Set<String> TARGET_FIELDS = Set.of("type", "url", "name", "destination");
+    private static final Set<String> TARGET_FIELDS = Set.of("type", "url", "name", "destination", "topic", "key");
 
     @Inject
     Triggers triggers;
@@ -76,8 +77,8 @@ public class TriggersResource {
     String appIdText;
 
     /** The fields of a create or replace request, checked. */
-    private record Definition(SourceKind kind, TargetType type, String target, ScriptId script, Integer maxAttempts,
-            boolean enabled, Schedule schedule) {
+    private record Definition(SourceKind kind, TargetType type, String target, KafkaKey key, ScriptId script,
+            Integer maxAttempts, boolean enabled, Schedule schedule) {
     }
 
     private AppId app() {
@@ -100,7 +101,7 @@ public class TriggersResource {
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), String.valueOf(body), () -> {
             Definition d = definition(body);
             String secret = d.type() == TargetType.WEBHOOK ? WebhookSignature.newSecret() : null;
-            Trigger t = triggers.create(app, d.kind(), d.type(), d.target(), secret, d.script(), d.maxAttempts(), d.enabled());
+            Trigger t = triggers.create(app, d.kind(), d.type(), d.target(), d.key(), secret, d.script(), d.maxAttempts(), d.enabled());
             triggers.schedule(t, d.schedule(), false);
             JsonObject json = json(t, true);
             return new IdempotencyKeys.Answer(201, Locations.of(uri, "apps", app.toString(), "triggers", t.id().toString()),
@@ -146,7 +147,7 @@ public class TriggersResource {
         Definition d = definition(body);
         boolean newSecret = d.type() == TargetType.WEBHOOK && t.secret().isEmpty();
         boolean wasEnabled = t.enabled();
-        t.change(d.kind(), d.type(), d.target(), d.script(), d.maxAttempts(), d.enabled());
+        t.change(d.kind(), d.type(), d.target(), d.key(), d.script(), d.maxAttempts(), d.enabled());
         triggers.schedule(t, d.schedule(), wasEnabled);
         if (newSecret) {
             t.rotateSecret(WebhookSignature.newSecret());
@@ -199,17 +200,19 @@ public class TriggersResource {
         JsonBody target = b.object("target", true, TARGET_FIELDS);
         TargetType type = null;
         String where = null;
+        KafkaKey key = null;
         if (target != null) {
             type = target.parsed("type", true, w -> TargetType.fromWire(w).orElseThrow(IllegalArgumentException::new),
-                    "must be one of webhook, handler, jms");
+                    "must be one of webhook, handler, jms, kafka");
             if (type != null) {
                 where = targetRules.read(type, target);
+                key = targetRules.key(type, target);
             }
         }
         Schedule schedule = schedule(b, kind);
         b.validate();
         targetRules.check(type, where);
-        return new Definition(kind, type, where, script, maxAttempts, enabled == null || enabled, schedule);
+        return new Definition(kind, type, where, key, script, maxAttempts, enabled == null || enabled, schedule);
     }
 
     /** Only cron triggers have a schedule (and may go without one). */
@@ -244,6 +247,7 @@ public class TriggersResource {
     public static JsonObject json(Trigger t, boolean withSecret) {
         JsonObjectBuilder target = Jsons.object().add("type", t.targetType().wire())
                 .add(TargetRules.field(t.targetType()), t.target());
+        t.targetKey().ifPresent(k -> target.add("key", k.wire()));
         JsonObjectBuilder json = Jsons.object()
                 .add("id", t.id().toString())
                 .add("appId", t.appId().toString())

@@ -2,9 +2,11 @@ package dev.triggeroutbox.triggers.control;
 
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.JsonBody;
+import dev.triggeroutbox.triggers.entity.KafkaKey;
 import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.targets.control.HandlerTarget;
 import dev.triggeroutbox.targets.control.JmsTarget;
+import dev.triggeroutbox.targets.control.KafkaTarget;
 import dev.triggeroutbox.targets.control.WebhookAddressPolicy;
 import dev.triggeroutbox.targets.control.WebhookSettings;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -14,7 +16,7 @@ import java.net.URISyntaxException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** What a trigger target must look like, per type: a webhook URL, a handler name, a JMS destination. */
+/** What a trigger target must look like, per type: a webhook URL, a handler name, a JMS destination, a Kafka topic. */
 @ApplicationScoped
 public class TargetRules {
 
@@ -27,13 +29,29 @@ public class TargetRules {
     @Inject
     JmsTarget jms;
 
+    @Inject
+    KafkaTarget kafka;
+
     /** The JSON field that carries the target of this type. */
     public static String field(TargetType type) {
         return switch (type) {
             case WEBHOOK -> "url";
             case HANDLER -> "name";
             case JMS -> "destination";
+            case KAFKA -> "topic";
         };
+    }
+
+    /** The record key of a kafka target ({@code key}, optional: rowId); refused on the other types. */
+    public KafkaKey key(TargetType type, JsonBody target) {
+        if (type != TargetType.KAFKA) {
+            if (target.present("key")) {
+                target.error("key", "applies only to kafka targets");
+            }
+            return null;
+        }
+        return target.parsed("key", false, w -> KafkaKey.fromWire(w).orElseThrow(IllegalArgumentException::new),
+                "must be one of orderingKey, rowId, appId");
     }
 
     /** Reads the one field this type needs, refusing the others. */
@@ -62,6 +80,8 @@ public class TargetRules {
             jms.refusal(target).ifPresent(r -> {
                 throw ApiException.unprocessable(r.type(), r.detail());
             });
+        } else if (type == TargetType.KAFKA) {
+            checkTopic(target);
         }
     }
 
@@ -88,6 +108,19 @@ public class TargetRules {
         if (!verdict.allowed()) {
             throw ApiException.unprocessable("webhook-address-refused", verdict.refusal());
         }
+    }
+
+    /** Kafka's own rule for topic names: 1 to 249 of letters, digits, '.', '_' and '-', not "." or "..". */
+    private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+
+    /** A legal topic name, and a producer to send to it. Whether the topic exists is the broker's to say, at delivery. */
+    private void checkTopic(String topic) {
+        if (!TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
+            throw ApiException.invalid("target.topic", "must be 1 to 249 letters, digits, '.', '_' or '-' (Kafka's topic names)");
+        }
+        kafka.refusal().ifPresent(detail -> {
+            throw ApiException.unprocessable("kafka-unavailable", detail);
+        });
     }
 
     private static boolean validPort(int port) {

@@ -4,6 +4,7 @@ import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.triggers.entity.KafkaKey;
 import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.triggers.entity.Schedule;
 import dev.triggeroutbox.triggers.entity.Trigger;
@@ -24,8 +25,14 @@ public class Triggers {
 
     public Trigger create(AppId app, SourceKind kind, TargetType type, String target, String secret,
             ScriptId script, Integer maxAttempts, boolean enabled) {
+        return create(app, kind, type, target, null, secret, script, maxAttempts, enabled);
+    }
+
+    /** {@code key}: the record key of a kafka target (null: its default), ignored for the other types. */
+    public Trigger create(AppId app, SourceKind kind, TargetType type, String target, KafkaKey key, String secret,
+            ScriptId script, Integer maxAttempts, boolean enabled) {
         Trigger trigger = new Trigger(app, kind, type, target, secret);
-        trigger.change(kind, type, target, script, maxAttempts, enabled);
+        trigger.change(kind, type, target, key, script, maxAttempts, enabled);
         em.persist(trigger);
         return trigger;
     }

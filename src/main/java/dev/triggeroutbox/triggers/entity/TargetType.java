@@ -3,11 +3,12 @@ package dev.triggeroutbox.triggers.entity;
 import java.util.Arrays;
 import java.util.Optional;
 
-/** Where a trigger delivers: an HTTP webhook, a CDI handler in the deployment, or a JMS destination. */
+/** Where a trigger delivers: an HTTP webhook, a CDI handler in the deployment, a JMS destination or a Kafka topic. */
 public enum TargetType {
     WEBHOOK("webhook"),
     HANDLER("handler"),
-    JMS("jms");
+    JMS("jms"),
+    KAFKA("kafka");
 
     private final String wire;
 

@@ -37,6 +37,10 @@ public class Trigger {
     @Column(name = "target", nullable = false)
     private String target;
 
+    /** Which of a row's values keys the records of a kafka target (orderingKey, rowId, appId); null for the other types. */
+    @Column(name = "target_key")
+    private String targetKey;
+
     @Column(name = "secret")
     private String secret;
 
@@ -111,6 +115,11 @@ public class Trigger {
         return target;
     }
 
+    /** The record key of a kafka target ({@link KafkaKey}); empty for the other types. */
+    public Optional<KafkaKey> targetKey() {
+        return Optional.ofNullable(targetKey).flatMap(KafkaKey::fromWire);
+    }
+
     /** The webhook signing secret; shown to the caller once, at creation and at each rotation. */
     public Optional<String> secret() {
         return Optional.ofNullable(secret);
@@ -170,11 +179,13 @@ public class Trigger {
         return updatedAt;
     }
 
-    public void change(SourceKind kind, TargetType type, String newTarget, ScriptId script, Integer attempts,
+    /** {@code key}: the record key of a kafka target (its default when null), ignored for the other types. */
+    public void change(SourceKind kind, TargetType type, String newTarget, KafkaKey key, ScriptId script, Integer attempts,
             boolean enable) {
         this.sourceKind = kind.wire();
         this.targetType = type.wire();
         this.target = newTarget;
+        this.targetKey = type == TargetType.KAFKA ? (key == null ? KafkaKey.DEFAULT : key).wire() : null;
         this.scriptId = script == null ? null : script.value();
         this.maxAttempts = attempts;
         this.enabled = enable;

@@ -1,0 +1,285 @@
+package dev.triggeroutbox.targets;
+
+import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.rest.Api;
+import dev.triggeroutbox.rest.ItDatabase;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Kafka targets end to end: a real broker (KRaft, {@link KafkaBroker}) that the test starts and kills, the server
+ * configured with {@code outbox.kafka.bootstrap-servers} (pom.xml, it.outbox.settings), and a consumer that
+ * counts what arrived on each topic, by the outbox id in each record's headers.
+ */
+@ExtendWith(ArquillianExtension.class)
+class KafkaIT {
+
+    private static final Duration WAIT = KafkaBroker.WAIT;
+    private static KafkaBroker broker;
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.outbox();
+    }
+
+    @ArquillianResource
+    URL base;
+
+    private Api api;
+    private final UUID app = UUID.randomUUID();
+    private final String topic = "orders-" + UUID.randomUUID();
+
+    @BeforeAll
+    static void startBroker() {
+        broker = KafkaBroker.format(Integer.getInteger("it.kafka.port", 19092));
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        broker.close();
+    }
+
+    @BeforeEach
+    void open() {
+        api = new Api(base);
+    }
+
+    @AfterEach
+    void close() {
+        api.close();
+    }
+
+    /** A kafka trigger of this test's app for kv events; a high attempt limit, so that a slow first metadata fetch spends no row. */
+    private String trigger(String toTopic, String key, int maxAttempts) {
+        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
+                {"sourceKind":"kv","target":{"type":"kafka","topic":"%s"%s},"maxAttempts":%d}""".formatted(toTopic,
+                key == null ? "" : ",\"key\":\"" + key + "\"", maxAttempts));
+        assertEquals(201, r.status(), r.toString());
+        return r.object().getString("id");
+    }
+
+    private List<String> publish(int from, int count, Map<String, String> headers) {
+        String events = IntStream.range(from, from + count)
+                .mapToObj(i -> "{\"sourceKind\":\"kv\",\"payload\":{\"i\":" + i + "}}").collect(Collectors.joining(","));
+        Api.Reply r = api.call(ADMIN, "POST", "apps/" + app + "/events:batch", "{\"events\":[" + events + "]}", headers);
+        assertEquals(202, r.status(), r.toString());
+        return r.object().getJsonArray("rows").getValuesAs(JsonObject.class).stream().map(o -> o.getString("id")).toList();
+    }
+
+    private JsonObject row(String id) {
+        return api.get(ADMIN, "outbox/" + id).object();
+    }
+
+    @Test
+    void everyCommittedRowArrivesOnceWithWhereItCameFrom() {
+        broker.createTopic(topic, 3);
+        String trigger = trigger(topic, "appId", 100);
+        String traceparent = "00-" + UUID.randomUUID().toString().replace("-", "") + "-" + "00f067aa0ba902b7" + "-01";
+        List<String> ids = new ArrayList<>(publish(0, 100, Map.of("traceparent", traceparent)));
+        ids.addAll(publish(100, 100, Map.of()));
+        // a refused batch writes nothing, so nothing of it reaches the topic
+        Api.Reply refused = api.post(ADMIN, "apps/" + app + "/events:batch",
+                "{\"events\":[{\"sourceKind\":\"kv\",\"payload\":{\"i\":999}},{\"sourceKind\":\"nope\",\"payload\":{}}]}");
+        assertEquals(400, refused.status(), refused.toString());
+        ids.addAll(publish(200, 100, Map.of()));
+
+        try (Topic read = new Topic(topic)) {
+            List<ConsumerRecord<String, String>> got = read.until(records -> records.size() >= 300);
+            Map<String, Long> perId = got.stream().collect(Collectors.groupingBy(r -> header(r, "outbox-id"), Collectors.counting()));
+            assertEquals(Set.copyOf(ids), perId.keySet(), "the committed rows, each of them");
+            assertEquals(300, got.size(), "no record twice: " + perId.values().stream().filter(n -> n > 1).count() + " ids repeated");
+            Set<Integer> values = new HashSet<>();
+            Set<Integer> partitions = new HashSet<>();
+            for (ConsumerRecord<String, String> r : got) {
+                assertEquals(app.toString(), r.key(), "keyed by app");
+                partitions.add(r.partition());
+                assertEquals(app.toString(), header(r, "outbox-app-id"));
+                assertEquals("kv", header(r, "outbox-source-kind"));
+                assertEquals(trigger, header(r, "outbox-trigger-id"));
+                assertNotNull(header(r, "outbox-attempt"));
+                assertEquals("0", header(r, "outbox-trigger-depth"));
+                values.add(Integer.parseInt(r.value().replaceAll("\\D", "")));
+                boolean traced = Integer.parseInt(r.value().replaceAll("\\D", "")) < 100;
+                assertEquals(traced ? traceparent : null, header(r, "traceparent"), r.value());
+            }
+            assertEquals(IntStream.range(0, 300).boxed().collect(Collectors.toSet()), values, "every payload as it was sent");
+            assertEquals(1, partitions.size(), "one key, one partition: " + partitions);
+        }
+        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0,
+                () -> "rows left in the outbox");
+        assertEquals("delivered", row(ids.get(0)).getString("status"));
+    }
+
+    @Test
+    void anInvokeAnswersWhereTheBrokerPutTheRecord() {
+        broker.createTopic(topic, 2);
+        String trigger = trigger(topic, null, 100);
+        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=20000", "{\"payload\":{\"order\":42}}");
+        assertEquals(200, r.status(), r.toString());
+        JsonObject where = r.object();
+        assertEquals(topic, where.getString("topic"));
+        try (Topic read = new Topic(topic)) {
+            ConsumerRecord<String, String> got = read.until(records -> !records.isEmpty()).get(0);
+            assertEquals(where.getInt("partition"), got.partition());
+            assertEquals(where.getJsonNumber("offset").longValue(), got.offset());
+            assertEquals(42, Json.createReader(new StringReader(got.value())).readObject().getInt("order"),
+                    got.value());
+            assertEquals(header(got, "outbox-id"), got.key(), "keyed by row id, the default");
+        }
+        Api.Reply shown = api.get(ADMIN, "apps/" + app + "/triggers/" + trigger);
+        assertEquals("rowId", shown.object().getJsonObject("target").getString("key"), shown.toString());
+    }
+
+    @Test
+    void aBrokerThatIsDownFailsAttemptsAndLosesNothing() {
+        broker.createTopic(topic, 3);
+        trigger(topic, "rowId", 1000);
+        List<String> before = publish(0, 20, Map.of());
+        try (Topic read = new Topic(topic)) {
+            read.until(records -> records.size() >= 20);
+        }
+        broker.kill();
+        List<String> during = publish(20, 50, Map.of());
+        Eventually.until(WAIT, () -> row(during.get(0)).getInt("attemptCount") >= 2, () -> row(during.get(0)).toString());
+        String error = row(during.get(0)).getString("lastError", "");
+        assertTrue(error.contains("Kafka") || error.contains("timed out"), error);
+        broker.start();
+        try (Topic read = new Topic(topic)) {
+            Set<String> expected = new HashSet<>(before);
+            expected.addAll(during);
+            List<ConsumerRecord<String, String>> got = read.until(records ->
+                    records.stream().map(r -> header(r, "outbox-id")).collect(Collectors.toSet()).containsAll(expected));
+            System.out.printf("KafkaIT: broker down and back: %d rows, %d records%n", expected.size(), got.size());
+            assertEquals(expected, got.stream().map(r -> header(r, "outbox-id")).collect(Collectors.toSet()));
+        }
+        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0,
+                () -> "rows left in the outbox");
+        assertEquals(0, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app));
+    }
+
+    @Test
+    void aMissingTopicSpendsItsOwnAttemptsAndHoldsUpNoOtherTopic() {
+        broker.createTopic(topic, 1);
+        String missing = "missing-" + UUID.randomUUID();
+        trigger(missing, null, 2);
+        List<String> lost = publish(0, 30, Map.of());
+        UUID other = UUID.randomUUID();
+        Api.Reply t = api.post(ADMIN, "apps/" + other + "/triggers", """
+                {"sourceKind":"kv","target":{"type":"kafka","topic":"%s"},"maxAttempts":100}""".formatted(topic));
+        assertEquals(201, t.status(), t.toString());
+        try (Topic read = new Topic(topic)) {
+            long start = System.nanoTime();
+            Api.Reply sent = api.post(ADMIN, "apps/" + other + "/events", "{\"sourceKind\":\"kv\",\"payload\":{\"other\":true}}");
+            assertEquals(202, sent.status(), sent.toString());
+            read.until(records -> !records.isEmpty());
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            System.out.printf("KafkaIT: beside 30 rows for a missing topic, another app's record arrived in %d ms%n", millis);
+            // each of the 30 would wait max.block.ms (500 ms here) for the missing topic's metadata, in turn, if the
+            // topic's first timeout did not fail the others at once: 15 s before the other app's record
+            assertTrue(millis < 10_000, millis + " ms");
+        }
+        for (String id : lost) {
+            Eventually.until(WAIT, () -> "dead".equals(row(id).getString("status")), () -> row(id).toString());
+        }
+        String error = row(lost.get(0)).getString("lastError", "");
+        assertTrue(error.contains(missing), error);
+    }
+
+    @Test
+    void registrationRefusesWhatCannotWork() {
+        Api.Reply badTopic = api.post(ADMIN, "apps/" + app + "/triggers",
+                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"kafka\",\"topic\":\"no spaces!\"}}");
+        assertEquals(400, badTopic.status(), badTopic.toString());
+        assertTrue(badTopic.isProblem() && badTopic.body().contains("target.topic"), badTopic.toString());
+        Api.Reply badKey = api.post(ADMIN, "apps/" + app + "/triggers",
+                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"kafka\",\"topic\":\"t\",\"key\":\"partition\"}}");
+        assertEquals(400, badKey.status(), badKey.toString());
+        assertTrue(badKey.body().contains("orderingKey, rowId, appId"), badKey.toString());
+        Api.Reply keyOnWebhook = api.post(ADMIN, "apps/" + app + "/triggers",
+                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"http://127.0.0.1:9/x\",\"key\":\"rowId\"}}");
+        assertEquals(400, keyOnWebhook.status(), keyOnWebhook.toString());
+        Api.Reply urlOnKafka = api.post(ADMIN, "apps/" + app + "/triggers",
+                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"kafka\",\"topic\":\"t\",\"url\":\"http://127.0.0.1:9/x\"}}");
+        assertEquals(400, urlOnKafka.status(), urlOnKafka.toString());
+        Api.Reply noTopic = api.post(ADMIN, "apps/" + app + "/triggers", "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"kafka\"}}");
+        assertEquals(400, noTopic.status(), noTopic.toString());
+        assertEquals(0, ItDatabase.everythingOf(app));
+    }
+
+    private static String header(ConsumerRecord<?, ?> r, String name) {
+        Header h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    /** Reads a topic from its start, every partition. */
+    private static final class Topic implements AutoCloseable {
+        private final KafkaConsumer<String, String> consumer;
+        private final List<ConsumerRecord<String, String>> records = new ArrayList<>();
+
+        Topic(String name) {
+            Map<String, Object> c = new HashMap<>();
+            c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+            c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            consumer = new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer());
+            List<TopicPartition> partitions = consumer.partitionsFor(name, Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(name, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+        }
+
+        List<ConsumerRecord<String, String>> until(Predicate<List<ConsumerRecord<String, String>>> enough) {
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!enough.test(records)) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("not within " + WAIT + ": " + records.size() + " records");
+                }
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+            // anything more that is there (a duplicate would be)
+            consumer.poll(Duration.ofMillis(500)).forEach(records::add);
+            return records;
+        }
+
+        @Override
+        public void close() {
+            consumer.close();
+        }
+    }
+}

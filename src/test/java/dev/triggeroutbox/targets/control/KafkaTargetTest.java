@@ -1,0 +1,89 @@
+package dev.triggeroutbox.targets.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.triggeroutbox.dispatch.entity.ClaimedRow;
+import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.TraceContext;
+import dev.triggeroutbox.outbox.entity.TriggerId;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.junit.jupiter.api.Test;
+
+class KafkaTargetTest {
+
+    private static ClaimedRow row(String key, TraceContext trace) {
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        return new ClaimedRow(new OutboxId(UUID.randomUUID()), new AppId(UUID.randomUUID()), "kv", new TriggerId(UUID.randomUUID()),
+                null, null, "{\"a\": 1}", "p", 2, null, 3, null, now, now,
+                new ClaimedRow.TriggerTarget("kafka", "orders", null, true, null, null, null, key), trace, Long.MAX_VALUE);
+    }
+
+    private static String header(ProducerRecord<String, String> r, String name) {
+        var h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theRecordCarriesThePayloadAndWhereTheRowCameFrom() {
+        TraceContext trace = TraceContext.parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "a=1");
+        ClaimedRow row = row("rowId", trace);
+        ProducerRecord<String, String> r = KafkaTarget.record(row, "orders");
+        assertEquals("orders", r.topic());
+        assertNull(r.partition(), "the partitioner picks it from the key");
+        assertEquals(row.id().toString(), r.key());
+        assertEquals("{\"a\": 1}", r.value());
+        assertEquals(row.id().toString(), header(r, "outbox-id"));
+        assertEquals(row.appId().toString(), header(r, "outbox-app-id"));
+        assertEquals("kv", header(r, "outbox-source-kind"));
+        assertEquals(row.triggerId().toString(), header(r, "outbox-trigger-id"));
+        assertEquals("3", header(r, "outbox-attempt"));
+        assertEquals("2", header(r, "outbox-trigger-depth"));
+        assertNull(header(r, "outbox-root-execution-id"));
+        assertEquals(trace.traceparent(), header(r, "traceparent"));
+        assertEquals("a=1", header(r, "tracestate"));
+    }
+
+    @Test
+    void theTriggerSaysWhatKeysTheRecord() {
+        ClaimedRow byApp = row("appId", null);
+        assertEquals(byApp.appId().toString(), KafkaTarget.record(byApp, "t").key());
+        assertNull(KafkaTarget.record(row("orderingKey", null), "t").key(), "rows carry no ordering key yet: no key");
+        ClaimedRow unset = row(null, null);
+        assertEquals(unset.id().toString(), KafkaTarget.record(unset, "t").key(), "rowId when the trigger names none");
+        assertNull(header(KafkaTarget.record(unset, "t"), "traceparent"));
+    }
+
+    @Test
+    void producerSettingsPassThroughFromPropertiesAndEnvironmentVariables() {
+        assertEquals("sasl.jaas.config", KafkaTarget.setting("outbox.kafka.producer.sasl.jaas.config"));
+        assertEquals("security.protocol", KafkaTarget.setting("OUTBOX_KAFKA_PRODUCER_SECURITY_PROTOCOL"));
+        assertNull(KafkaTarget.setting("outbox.kafka.producer."));
+        assertNull(KafkaTarget.setting("outbox.kafka.bootstrap-servers"));
+        assertNull(KafkaTarget.setting("OUTBOX_KAFKA_BOOTSTRAP_SERVERS"));
+    }
+
+    @Test
+    void failuresThatMayPassAreRetriedTheOthersDeadLetter() {
+        assertInstanceOf(DeliveryResult.Failed.class, KafkaTarget.KafkaFailures.result(new TimeoutException("x"), "t"));
+        assertInstanceOf(DeliveryResult.Failed.class, KafkaTarget.KafkaFailures.result(new NotEnoughReplicasException("x"), "t"));
+        assertInstanceOf(DeliveryResult.Rejected.class, KafkaTarget.KafkaFailures.result(new InvalidTopicException("x"), "t"));
+        assertInstanceOf(DeliveryResult.Rejected.class, KafkaTarget.KafkaFailures.result(new RecordTooLargeException("x"), "t"));
+        DeliveryResult denied = KafkaTarget.KafkaFailures.result(new TopicAuthorizationException("x"), "orders");
+        assertInstanceOf(DeliveryResult.Rejected.class, denied);
+        assertTrue(((DeliveryResult.Rejected) denied).error().contains("orders"));
+    }
+}
