@@ -1,19 +1,26 @@
 package dev.triggeroutbox.targets;
 
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static dev.triggeroutbox.support.ItUsers.PASSWORD;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.kit.KafkaBroker;
 import dev.triggeroutbox.rest.Api;
 import dev.triggeroutbox.rest.ItDatabase;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
+import java.net.URI;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -67,7 +74,8 @@ class KafkaIT {
 
     @BeforeAll
     static void startBroker() {
-        broker = KafkaBroker.format(Integer.getInteger("it.kafka.port", 19092));
+        int port = Integer.getInteger("it.kafka.port", 19092);
+        broker = KafkaBroker.format(port, Path.of("target", "kafka-" + port).toAbsolutePath(), KafkaBroker.testClassPath());
     }
 
     @AfterAll
@@ -149,21 +157,24 @@ class KafkaIT {
     @Test
     void anInvokeAnswersWhereTheBrokerPutTheRecord() {
         broker.createTopic(topic, 2);
-        String trigger = trigger(topic, null, 100);
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=20000", "{\"payload\":{\"order\":42}}");
-        assertEquals(200, r.status(), r.toString());
-        JsonObject where = r.object();
-        assertEquals(topic, where.getString("topic"));
-        try (Topic read = new Topic(topic)) {
-            ConsumerRecord<String, String> got = read.until(records -> !records.isEmpty()).get(0);
-            assertEquals(where.getInt("partition"), got.partition());
-            assertEquals(where.getJsonNumber("offset").longValue(), got.offset());
-            assertEquals(42, Json.createReader(new StringReader(got.value())).readObject().getInt("order"),
-                    got.value());
-            assertEquals(header(got, "outbox-id"), got.key(), "keyed by row id, the default");
+        // through the typed client, as a Java caller would
+        try (OutboxClient client = OutboxClient.connect(URI.create(base.toString()).resolve("api/v1/"), ADMIN, PASSWORD)) {
+            OutboxClient.Trigger trigger = client.createTrigger(app, TriggerDefinition.kafka("kv", topic, null).maxAttempts(100),
+                    Call.plain());
+            assertEquals("rowId", trigger.json().getJsonObject("target").getString("key"), trigger.json().toString());
+            OutboxClient.Invoked r = client.invoke(app, trigger.id(), Json.createObjectBuilder().add("order", 42).build(),
+                    Duration.ofSeconds(20), Call.plain());
+            assertTrue(r.answered(), r.toString());
+            JsonObject where = Json.createReader(new StringReader(r.body())).readObject();
+            assertEquals(topic, where.getString("topic"));
+            try (Topic read = new Topic(topic)) {
+                ConsumerRecord<String, String> got = read.until(records -> !records.isEmpty()).get(0);
+                assertEquals(where.getInt("partition"), got.partition());
+                assertEquals(where.getJsonNumber("offset").longValue(), got.offset());
+                assertEquals(42, Json.createReader(new StringReader(got.value())).readObject().getInt("order"), got.value());
+                assertEquals(header(got, "outbox-id"), got.key(), "keyed by row id, the default");
+            }
         }
-        Api.Reply shown = api.get(ADMIN, "apps/" + app + "/triggers/" + trigger);
-        assertEquals("rowId", shown.object().getJsonObject("target").getString("key"), shown.toString());
     }
 
     @Test

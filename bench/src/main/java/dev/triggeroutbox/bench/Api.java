@@ -48,6 +48,10 @@ final class Api {
     }
 
     /** Registers a trigger of kind kv that POSTs to {@code url}; answers its id. */
+    UUID createKafkaTrigger(UUID app, String topic) throws IOException, InterruptedException {
+        return createTrigger(app, "{\"type\":\"kafka\",\"topic\":\"" + topic + "\",\"key\":\"rowId\"}");
+    }
+
     UUID createWebhookTrigger(UUID app, String url) throws IOException, InterruptedException {
         return createTrigger(app, "{\"type\":\"webhook\",\"url\":\"" + url + "\"}");
     }

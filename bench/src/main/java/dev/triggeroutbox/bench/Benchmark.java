@@ -52,7 +52,8 @@ public final class Benchmark {
                 "-Doutbox.dispatch.poll-interval-ms=" + s.pollMillis(),
                 "-Doutbox.dispatch.batch-size=" + s.batchSize(),
                 "-Doutbox.dispatch.concurrency=" + s.concurrency(),
-                "-Doutbox.webhook.allowed-hosts=127.0.0.1")); // the webhook drain's receiver
+                "-Doutbox.webhook.allowed-hosts=127.0.0.1", // the webhook drain's receiver
+                "-Doutbox.kafka.bootstrap-servers=" + KafkaPhase.BOOTSTRAP)); // the Kafka drain's broker
         // more product settings for the server, e.g. -Dbench.server-options="-Doutbox.delivery.threads=64"
         for (String option : System.getProperty("bench.server-options", "").trim().split("\\s+")) {
             if (!option.isEmpty()) {
@@ -99,6 +100,9 @@ public final class Benchmark {
         }
         if (s.runs("webhook")) {
             results.webhook = WebhookPhase.run(bench);
+        }
+        if (s.runs("kafka")) {
+            results.kafka = KafkaPhase.run(bench);
         }
         if (s.runs("enqueue")) {
             results.enqueue = EnqueuePhase.run(bench);
@@ -158,6 +162,11 @@ public final class Benchmark {
                 + "of their own whose URL is nginx on 127.0.0.1 (`return 204`, allow-listed with outbox.webhook.allowed-hosts). "
                 + "The floor is wrk (one thread) POSTing one of the same signed requests over as many keep-alive connections as "
                 + "the server had open to nginx after the drain, for as long as the drain took (3 to 30 s).");
+        r.notes.add("Kafka drain: measured as drain (a), the rows (payload about 200 bytes) for a kafka trigger (key rowId) of an "
+                + "app of their own, to a topic of 3 partitions on one KRaft broker started by the harness (its own JVM, 384 MiB). "
+                + "The tool is Kafka's `ProducerPerformance` (its own JVM) sending as many 200-byte records to another topic of "
+                + "the same broker with the WAR's producer settings (acks=all, idempotent, linger 5 ms), after a run of a tenth "
+                + "as many; each record of the drain also carries the outbox headers.");
         r.notes.add("Enqueue: the dispatcher is paused; one kv trigger, so one row per event; payloads of about 200 "
                 + "bytes everywhere (the floor's too). The Java API figures are measured inside the server by the "
                 + "benchmark's endpoint (`/bench/enqueue`), each transaction one `Outbox.publish` or one `Outbox.publishAll`. "

@@ -47,6 +47,15 @@ final class Report {
             md.append(f("\nwebhook / no-op = **%.2f** (target ≥ 0.7) · webhook / floor = **%.2f**; the server kept %,d "
                     + "connections open to the receiver (the floor's wrk used as many).\n\n", w.toNoop(), w.toFloor(), w.connections()));
         }
+        if (r.kafka != null) {
+            Results.Kafka k = r.kafka;
+            md.append(f("## 1c. Kafka drain: %,d rows already due, sent to one local broker (KRaft)\n\n", k.rows()));
+            md.append("| | count | seconds | per second | server CPU µs per row |\n|---|---:|---:|---:|---:|\n");
+            md.append(f("| %s | %,d | %.2f | %,.0f | %.1f |\n", k.drain().label(), k.drain().count(), k.drain().seconds(),
+                    k.drain().perSecond(), k.cpuMicros()));
+            md.append(f("| %s | %,d | %.2f | %,.0f | |\n", k.tool().label(), k.tool().count(), k.tool().seconds(), k.tool().perSecond()));
+            md.append(f("\nKafka drain / producer tool = **%.2f**\n\n", k.toTool()));
+        }
         if (r.clients != null) {
             Results.Clients c = r.clients;
             md.append(f("## 0. HTTP clients: %d signed POSTs in flight to nginx (%d worker(s)), `return 204`\n\n",
@@ -191,6 +200,13 @@ final class Report {
             lines.add(csv("drain", "rows per batch", "(a)", r.drain.ours().count() / (double) r.drain.oursBatches(), "rows"));
             lines.add(csv("drain", "ratio", "(a)/(c)", r.drain.oursToFloor(), ""));
             lines.add(csv("drain", "ratio", "(a)/(b)", r.drain.oursToDbScheduler(), ""));
+        }
+        if (r.kafka != null) {
+            for (Results.Throughput t : List.of(r.kafka.drain(), r.kafka.tool())) {
+                lines.add(csv("kafka", "throughput", t.label(), t.perSecond(), "per s"));
+            }
+            lines.add(csv("kafka", "cpu", "kafka drain server CPU per row", r.kafka.cpuMicros(), "µs"));
+            lines.add(csv("kafka", "ratio", "kafka drain/producer tool", r.kafka.toTool(), ""));
         }
         if (r.webhook != null) {
             for (Results.Throughput t : List.of(r.webhook.webhook(), r.webhook.noop(), r.webhook.floor())) {

@@ -95,8 +95,19 @@ final class Results {
         }
     }
 
+    /**
+     * The Kafka drain (rows through the WAR to one local broker, {@code cpuMicros} the server's CPU per row) beside
+     * Kafka's own producer performance tool sending as many records of the payload's size to the same broker.
+     */
+    record Kafka(int rows, Throughput drain, double cpuMicros, Throughput tool) {
+        double toTool() {
+            return drain.perSecond() / tool.perSecond();
+        }
+    }
+
     Clients clients;
     Webhook webhook;
+    Kafka kafka;
     Drain drain;
     Enqueue enqueue;
     List<NotifyHalf> notifyCost;

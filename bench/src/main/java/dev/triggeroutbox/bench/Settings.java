@@ -26,6 +26,9 @@ import java.util.Set;
  * @param bloatWindowSeconds the baseline and after windows around it
  * @param webhookRows       due rows the webhook drain delivers to the nginx receiver
  * @param webhookRounds     times the webhook drain and the no-op drain are measured in turn (the last round is reported)
+ * @param kafkaRows         due rows the Kafka drain sends to the broker, and records Kafka's producer tool sends there
+ * @param kafkaRounds       times the Kafka drain is measured after its warm-up (the last round is reported: the server's
+ *                          JIT still compiles the Kafka path during the first)
  * @param clientConcurrency requests each HTTP client stack keeps in flight in part "clients"
  * @param clientSeconds     how long each stack (and wrk) is measured there, after {@code clientWarmupSeconds}
  * @param nginxWorkers      worker processes of the nginx receiver
@@ -55,6 +58,8 @@ record Settings(
         int bloatHoldSeconds,
         int webhookRows,
         int webhookRounds,
+        int kafkaRows,
+        int kafkaRounds,
         int clientConcurrency,
         int clientSeconds,
         int clientWarmupSeconds,
@@ -69,7 +74,7 @@ record Settings(
         Path target,
         String dbSchedulerVersion) {
 
-    static final List<String> ALL_PHASES = List.of("clients", "drain", "webhook", "enqueue", "backlog", "bloat", "notify", "latency");
+    static final List<String> ALL_PHASES = List.of("clients", "drain", "webhook", "kafka", "enqueue", "backlog", "bloat", "notify", "latency");
 
     static Settings fromSystemProperties() {
         boolean quick = Boolean.getBoolean("bench.quick");
@@ -103,6 +108,8 @@ record Settings(
                 integer("bench.bloat-hold-seconds", quick ? 20 : 120),
                 integer("bench.webhook-rows", quick ? 10_000 : 100_000),
                 integer("bench.webhook-rounds", quick ? 1 : 2),
+                integer("bench.kafka-rows", quick ? 10_000 : 100_000),
+                integer("bench.kafka-rounds", quick ? 1 : 2),
                 integer("bench.client-concurrency", 128),
                 integer("bench.client-seconds", quick ? 3 : 10),
                 integer("bench.client-warmup-seconds", quick ? 2 : 5),

@@ -123,6 +123,15 @@ public final class OutboxClient implements AutoCloseable {
             return new TriggerDefinition(sourceKind, Json.createObjectBuilder().add("type", "jms").add("destination", destination).build(), null);
         }
 
+        /** {@code key}: {@code rowId} (the default when null), {@code appId} or {@code orderingKey}. */
+        public static TriggerDefinition kafka(String sourceKind, String topic, String key) {
+            JsonObjectBuilder target = Json.createObjectBuilder().add("type", "kafka").add("topic", topic);
+            if (key != null) {
+                target.add("key", key);
+            }
+            return new TriggerDefinition(sourceKind, target.build(), null);
+        }
+
         public TriggerDefinition maxAttempts(int attempts) {
             return new TriggerDefinition(sourceKind, target, attempts);
         }

@@ -1,4 +1,4 @@
-package dev.triggeroutbox.targets;
+package dev.triggeroutbox.kit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,9 +18,9 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 
 /**
- * A real Kafka broker for the tests: one KRaft node (broker and controller) in a JVM of its own, started from
- * the Kafka server jars on the test class path (Maven Central, test scope) with a log directory under
- * target/. Topics are not created on first use ({@code auto.create.topics.enable=false}): a test creates its
+ * A real Kafka broker for the tests and the benchmark: one KRaft node (broker and controller) in a JVM of its own,
+ * started from the Kafka server jars (Maven Central) on a class path the caller names, with a log directory of
+ * the caller's. Topics are not created on first use ({@code auto.create.topics.enable=false}): a test creates its
  * own, and a trigger naming a missing topic sees what a producer sees then. {@link #kill()} and
  * {@link #start()} stop it as a crash would and bring it back on the same data.
  */
@@ -29,25 +29,29 @@ public final class KafkaBroker implements AutoCloseable {
     private final int port;
     private final Path dir;
     private final Path properties;
+    private final String classPath;
     private Process process;
 
-    private KafkaBroker(int port, Path dir) {
+    private KafkaBroker(int port, Path dir, String classPath) {
         this.port = port;
         this.dir = dir;
         this.properties = dir.resolve("server.properties");
+        this.classPath = classPath;
     }
 
-    /** Formats a fresh log directory and starts the broker on 127.0.0.1:{@code port} (its controller on port + 1). */
-    public static KafkaBroker format(int port) {
+    /**
+     * Empties {@code dir}, formats it as the broker's log directory and starts the broker on 127.0.0.1:{@code port}
+     * (its controller on port + 1), in a JVM on {@code classPath}, which must hold the Kafka server jars.
+     */
+    public static KafkaBroker format(int port, Path dir, String classPath) {
         try {
-            Path dir = Path.of("target", "kafka-" + port).toAbsolutePath();
             if (Files.exists(dir)) {
                 try (var old = Files.walk(dir)) {
                     old.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
                 }
             }
             Files.createDirectories(dir);
-            KafkaBroker broker = new KafkaBroker(port, dir);
+            KafkaBroker broker = new KafkaBroker(port, dir, classPath);
             broker.writeProperties();
             broker.run(List.of("kafka.tools.StorageTool", "format", "-t", Uuid.randomUuid().toString(),
                     "-c", broker.properties.toString()), true);
@@ -152,10 +156,10 @@ public final class KafkaBroker implements AutoCloseable {
         }
     }
 
-    /** A JVM on the test class path (failsafe's, which holds the Kafka server jars), its output in broker.log. */
+    /** A JVM on the class path, its output in broker.log. */
     private Process run(List<String> mainAndArguments, boolean wait) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:+UseSerialGC", "-Dlog4j2.level=WARN", "-cp", classPath()));
+                "-Xmx384m", "-XX:+UseSerialGC", "-Dlog4j2.level=WARN", "-cp", classPath));
         command.addAll(mainAndArguments);
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true)
@@ -172,8 +176,8 @@ public final class KafkaBroker implements AutoCloseable {
         }
     }
 
-    /** Surefire and failsafe name the test class path in a property of their own (java.class.path may be a manifest jar). */
-    private static String classPath() {
+    /** The class path of a test run: surefire and failsafe name it in a property of their own (java.class.path may be a manifest jar). */
+    public static String testClassPath() {
         String tests = System.getProperty("surefire.test.class.path");
         return tests != null && !tests.isBlank() ? tests : System.getProperty("java.class.path");
     }
