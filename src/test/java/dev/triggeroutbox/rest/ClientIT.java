@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxApi;
 import dev.triggeroutbox.client.OutboxClient;
 import dev.triggeroutbox.client.OutboxClient.Call;
 import dev.triggeroutbox.client.OutboxClient.Event;
@@ -19,6 +20,8 @@ import dev.triggeroutbox.client.WebhookVerifier;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
 import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.ws.rs.core.Response;
 import java.net.URI;
 import java.net.URL;
 import java.time.Duration;
@@ -26,6 +29,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.UUID;
+import org.eclipse.microprofile.rest.client.RestClientBuilder;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
@@ -150,5 +154,39 @@ class ClientIT {
             client.resume();
         }
         assertFalse(client.stats().getBoolean("paused"));
+    }
+    @Test
+    void theMicroProfileRestClientInterfaceCallsTheSameApi() {
+        OutboxApi api = RestClientBuilder.newBuilder().baseUri(URI.create(base.toString()).resolve("api/v1/"))
+                .register(new OutboxApi.BasicAuth(ADMIN, PASSWORD)).build(OutboxApi.class);
+        JsonObject trigger = api.createTrigger(app, Json.createObjectBuilder().add("sourceKind", "kv")
+                .add("target", Json.createObjectBuilder().add("type", "handler").add("name", "recorder")).build(), null);
+        UUID triggerId = UUID.fromString(trigger.getString("id"));
+        assertEquals(1, api.triggers(app).size());
+        assertEquals("handler", api.trigger(app, triggerId).getJsonObject("target").getString("type"));
+
+        String traceparent = "00-" + UUID.randomUUID().toString().replace("-", "") + "-00f067aa0ba902b7-01";
+        JsonObject published = api.publish(app, Json.createObjectBuilder().add("sourceKind", "kv").add("payload", 7).build(),
+                "mp-" + UUID.randomUUID(), traceparent, null);
+        UUID row = UUID.fromString(published.getJsonArray("rows").getJsonObject(0).getString("id"));
+        assertEquals(traceparent, api.status(row).getString("traceparent"));
+        Eventually.until(WAIT, () -> api.status(row).getString("status").equals("delivered"), () -> api.status(row).toString());
+
+        try (Response invoked = api.invoke(app, triggerId, 10_000L, Json.createObjectBuilder().add("payload", "ping").build(),
+                null, null, null)) {
+            assertEquals(200, invoked.getStatus());
+        }
+        assertTrue(api.metrics().contains("outbox_"), "the Prometheus text");
+        assertEquals("UP", api.ready().getString("status"));
+
+        ProblemException refused = assertThrows(ProblemException.class, () -> api.publish(app,
+                Json.createObjectBuilder().add("sourceKind", "nope").add("payload", 1).build(), null, null, null));
+        assertEquals(400, refused.status());
+        assertTrue(refused.errors().stream().anyMatch(e -> e.field().equals("sourceKind")), refused.errors().toString());
+        ProblemException missing = assertThrows(ProblemException.class, () -> api.trigger(app, UUID.randomUUID()));
+        assertEquals(404, missing.status());
+
+        api.deleteTrigger(app, triggerId);
+        assertEquals(0, api.triggers(app).size());
     }
 }
