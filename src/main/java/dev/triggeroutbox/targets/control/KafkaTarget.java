@@ -23,6 +23,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -92,6 +93,9 @@ public class KafkaTarget implements DeliveryTarget {
     private final Map<String, Long> pausedTopics = new ConcurrentHashMap<>();
     private KafkaProducer<String, String> producer;
     private Thread sender;
+    /** Why the producer could not be made, and until when ({@link System#nanoTime()}) that answer stands. */
+    private String unmade;
+    private long unmadeUntil;
     private volatile boolean closed;
 
     @Override
@@ -119,11 +123,9 @@ public class KafkaTarget implements DeliveryTarget {
             result.complete(DeliveryResult.failed(refusal.get()));
             return result;
         }
-        try {
-            startSender();
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "the Kafka producer could not be made: {0}", HandlerTarget.describe(e));
-            result.complete(DeliveryResult.failed("the Kafka producer could not be made: " + HandlerTarget.describe(e)));
+        String unmade = startSender();
+        if (unmade != null) {
+            result.complete(DeliveryResult.failed("the Kafka producer could not be made: " + unmade));
             return result;
         }
         waiting.add(new Job(row, timeout, result));
@@ -155,14 +157,37 @@ public class KafkaTarget implements DeliveryTarget {
         }
     }
 
-    private synchronized void startSender() {
+    /**
+     * Makes the producer and its sender thread at the first delivery; null when they run. When the producer
+     * cannot be made (a setting Kafka refuses, a bootstrap host that does not resolve), why: the rows fail their
+     * attempts, and it is tried again {@link #TOPIC_PAUSE_MILLIS} later, not at every row (that runs on the drain
+     * loop's thread). Logged once per reason.
+     */
+    private synchronized String startSender() {
         if (sender != null) {
-            return;
+            return null;
         }
-        producer = new KafkaProducer<>(settings(), new StringSerializer(), new StringSerializer());
+        if (unmadeUntil != 0 && System.nanoTime() - unmadeUntil < 0) {
+            return unmade;
+        }
+        try {
+            producer = new KafkaProducer<>(settings(), new StringSerializer(), new StringSerializer());
+        } catch (RuntimeException e) {
+            String why = scrub(HandlerTarget.describe(e));
+            if (!why.equals(unmade)) {
+                LOG.log(Level.WARNING, "the Kafka producer could not be made (tried again every few seconds while kafka "
+                        + "rows are due): {0}", why);
+            }
+            unmade = why;
+            unmadeUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TOPIC_PAUSE_MILLIS);
+            return why;
+        }
+        unmade = null;
+        unmadeUntil = 0;
         sender = threadFactory.newThread(this::send);
         sender.setName("outbox-kafka-sender");
         sender.start();
+        return null;
     }
 
     /** The producer's settings: the pass-through ones, then those the guarantee needs. */
@@ -222,7 +247,12 @@ public class KafkaTarget implements DeliveryTarget {
                 job.result.complete(new DeliveryResult.NotStarted("the Kafka producer took no record in time"));
                 continue;
             }
-            send(job);
+            try {
+                send(job);
+            } catch (RuntimeException e) {
+                // whatever went wrong with this row, the thread goes on with the next
+                job.result.complete(DeliveryResult.failed("Kafka send failed: " + HandlerTarget.describe(e)));
+            }
         }
     }
 
@@ -247,14 +277,49 @@ public class KafkaTarget implements DeliveryTarget {
                 if (failure instanceof TimeoutException && Thread.currentThread() == sending) {
                     pause(topic);
                 }
-                job.result.complete(failure == null ? delivered(metadata) : KafkaFailures.result(failure, topic));
+                job.result.complete(failure == null ? delivered(metadata) : scrub(KafkaFailures.result(failure, topic)));
             });
         } catch (TimeoutException e) {
             pause(topic);
-            job.result.complete(KafkaFailures.result(e, topic));
+            job.result.complete(scrub(KafkaFailures.result(e, topic)));
         } catch (RuntimeException e) {
-            job.result.complete(KafkaFailures.result(e, topic));
+            job.result.complete(scrub(KafkaFailures.result(e, topic)));
         }
+    }
+
+    /** Settings whose values are secrets (passwords, JAAS configurations with them, keys, tokens). */
+    private static final Pattern SECRET = Pattern.compile(
+            "(?i).*(password|secret|jaas|credential|token|\\.key$|keystore\\.key|certificate\\.chain).*");
+
+    /**
+     * The message with the values of secret settings replaced by {@code [hidden]}: failures are logged and stored
+     * with the row (its last error), and a message of Kafka's may quote the value it refused.
+     */
+    String scrub(String message) {
+        if (message == null) {
+            return null;
+        }
+        String scrubbed = message;
+        for (String name : config.getPropertyNames()) {
+            String setting = setting(name);
+            if (setting != null && SECRET.matcher(setting).matches()) {
+                String value = config.getOptionalValue(name, String.class).orElse("");
+                if (value.length() >= 4) {
+                    scrubbed = scrubbed.replace(value, "[hidden]");
+                }
+            }
+        }
+        return scrubbed;
+    }
+
+    private DeliveryResult scrub(DeliveryResult result) {
+        if (result instanceof DeliveryResult.Failed f) {
+            return new DeliveryResult.Failed(scrub(f.error()), f.retryAfter());
+        }
+        if (result instanceof DeliveryResult.Rejected r) {
+            return new DeliveryResult.Rejected(scrub(r.error()), r.disableTrigger());
+        }
+        return result;
     }
 
     private void pause(String topic) {

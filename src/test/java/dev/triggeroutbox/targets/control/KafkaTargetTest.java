@@ -11,10 +11,16 @@ import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfigBuilder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
@@ -74,6 +80,52 @@ class KafkaTargetTest {
         assertNull(KafkaTarget.setting("outbox.kafka.producer."));
         assertNull(KafkaTarget.setting("outbox.kafka.bootstrap-servers"));
         assertNull(KafkaTarget.setting("OUTBOX_KAFKA_BOOTSTRAP_SERVERS"));
+    }
+
+    private static KafkaTarget target(String bootstrap, Map<String, String> properties) {
+        KafkaTarget t = new KafkaTarget();
+        t.bootstrapServers = Optional.ofNullable(bootstrap);
+        t.deliveryTimeoutMillis = 30_000;
+        t.config = new SmallRyeConfigBuilder().withSources(new PropertiesConfigSource(properties, "test", 500)).build();
+        return t;
+    }
+
+    @Test
+    void theDeliveryGuaranteeCannotBeSetAwayAndTheTimeoutsFollowTheDeliveryTimeout() {
+        Map<String, Object> s = target("k1:9092,k2:9092", Map.of("outbox.kafka.producer.acks", "0",
+                "outbox.kafka.producer.enable.idempotence", "false", "outbox.kafka.producer.compression.type", "lz4",
+                "outbox.kafka.producer.transactional.id", "x")).settings();
+        assertEquals("all", s.get("acks"));
+        assertEquals("true", s.get("enable.idempotence"));
+        assertNull(s.get("transactional.id"));
+        assertEquals("lz4", s.get("compression.type"), "other settings pass through");
+        assertEquals("k1:9092,k2:9092", s.get("bootstrap.servers"));
+        assertEquals("30000", s.get("delivery.timeout.ms"));
+        assertEquals("29995", s.get("request.timeout.ms"), "within the delivery timeout, after the linger");
+        assertEquals("5000", s.get("max.block.ms"));
+    }
+
+    @Test
+    void withoutAClusterOrAProducerRowsFailTheirAttemptSayingWhy() throws Exception {
+        DeliveryResult none = target(null, Map.of()).deliver(row("rowId", null), 3, Duration.ofSeconds(1)).get(5, TimeUnit.SECONDS);
+        assertTrue(((DeliveryResult.Failed) none).error().contains("outbox.kafka.bootstrap-servers"), none.toString());
+        assertTrue(target(" ", Map.of()).refusal().isPresent(), "blank is unset");
+
+        KafkaTarget unresolvable = target("no-such-host.invalid:9092", Map.of());
+        for (int i = 0; i < 2; i++) { // the second within the pause: the same answer, the producer not tried again
+            DeliveryResult r = unresolvable.deliver(row("rowId", null), 3, Duration.ofSeconds(1)).get(5, TimeUnit.SECONDS);
+            assertTrue(((DeliveryResult.Failed) r).error().startsWith("the Kafka producer could not be made"), r.toString());
+        }
+    }
+
+    @Test
+    void aSecretSettingsValueNeverReachesAMessage() {
+        String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"Very-Secret-1\";";
+        KafkaTarget t = target("k:9092", Map.of("outbox.kafka.producer.sasl.jaas.config", jaas,
+                "OUTBOX_KAFKA_PRODUCER_SSL_KEY_PASSWORD", "Key-Pass-2", "outbox.kafka.producer.linger.ms", "1234"));
+        String message = t.scrub("Invalid value " + jaas + " and Key-Pass-2 for ...; linger 1234");
+        assertTrue(!message.contains("Very-Secret-1") && !message.contains("Key-Pass-2"), message);
+        assertTrue(message.contains("linger 1234"), "other values stay: " + message);
     }
 
     @Test
