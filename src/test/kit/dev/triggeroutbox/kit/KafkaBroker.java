@@ -66,9 +66,18 @@ public final class KafkaBroker implements AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
-    /** Starts the broker on its data and waits until it answers (metadata and a controller), up to a minute. */
+    /**
+     * Starts the broker on its data and waits until it answers (metadata and a controller), up to a minute. Refuses
+     * to start when something already listens on its port (another run's broker would answer in its place); the
+     * broker is stopped when this JVM exits, should the caller not close it.
+     */
     public void start() {
+        if (listening()) {
+            throw new IllegalStateException("127.0.0.1:" + port + " is taken (a broker of another run?): choose another port");
+        }
         process = run(List.of("kafka.Kafka", properties.toString()), false);
+        Process started = process;
+        Runtime.getRuntime().addShutdownHook(new Thread(started::destroyForcibly, "kafka-broker-" + port + "-stop"));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             if (!process.isAlive()) {

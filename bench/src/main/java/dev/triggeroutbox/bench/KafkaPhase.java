@@ -1,13 +1,12 @@
 package dev.triggeroutbox.bench;
 
 import dev.triggeroutbox.kit.KafkaBroker;
-import java.io.BufferedReader;
 import java.io.File;
-import java.io.InputStreamReader;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,7 +16,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
@@ -102,13 +100,17 @@ final class KafkaPhase {
                 "--topic", TOOL_TOPIC, "--num-records", Integer.toString(count), "--record-size", Integer.toString(RECORD_BYTES),
                 "--throughput", "-1", "--producer-props", "bootstrap.servers=" + BOOTSTRAP, "acks=all",
                 "enable.idempotence=true", "linger.ms=5"));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        List<String> output;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            output = out.lines().collect(Collectors.toList());
+        Path log = Files.createTempFile("producer-performance", ".log");
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        boolean ended = p.waitFor(5, TimeUnit.MINUTES);
+        if (!ended) {
+            p.destroyForcibly();
         }
-        if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException("ProducerPerformance failed: " + String.join("\n", output));
+        List<String> output = Files.readAllLines(log, StandardCharsets.UTF_8);
+        Files.delete(log);
+        if (!ended || p.exitValue() != 0) {
+            throw new IllegalStateException("ProducerPerformance " + (ended ? "failed" : "took over 5 minutes") + ": "
+                    + String.join("\n", output));
         }
         for (int i = output.size() - 1; i >= 0; i--) {
             Matcher m = SUMMARY.matcher(output.get(i));

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -42,23 +43,27 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * as its headers, keyed as the trigger says ({@link KafkaKey}). Delivered means acknowledged by every in-sync
  * replica: the producer is idempotent with {@code acks=all}, whatever the pass-through settings say.
  * <p>
- * One producer per node, made at the first delivery and closed with the application. Records are handed to it
- * on a thread of its own, because a send waits for the topic's metadata (or for room in the producer's buffer)
- * up to {@code max.block.ms}: a broker that is down or a topic that does not exist holds back Kafka rows only,
- * never the drain loop or the other targets. The broker's acknowledgement completes the delivery on the
- * producer's I/O thread. A topic whose metadata did not arrive in time is failed at once for
- * {@link #TOPIC_PAUSE_MILLIS} (its rows spend the attempt and back off, as any target's), so that a backlog of
- * one missing topic does not wait {@code max.block.ms} a row, in turn, before the other topics' rows.
+ * One producer per node, made by a thread of its own at the first delivery and closed with the application.
+ * That thread also hands the records to it, because a send waits for the topic's metadata (or for room in the
+ * producer's buffer) up to {@code max.block.ms}: a broker that is down, a topic that does not exist or a name
+ * server that is slow holds back Kafka rows only, never the drain loop or the other targets. The broker's
+ * acknowledgement completes the delivery on the producer's I/O thread. A topic whose metadata did not arrive in
+ * time fails its rows at once for a pause (its rows spend the attempt and back off, as any target's) of ten
+ * times {@code max.block.ms} at least, doubling while the topic stays missing up to {@link #MAX_PAUSE_MILLIS}: a
+ * missing topic takes at most a tenth of the thread's time from the other topics' rows.
  */
 @ApplicationScoped
 public class KafkaTarget implements DeliveryTarget {
 
     private static final Logger LOG = Logger.getLogger(KafkaTarget.class.getName());
-    static final long TOPIC_PAUSE_MILLIS = 5_000;
+    static final long MIN_PAUSE_MILLIS = 5_000;
+    static final long MAX_PAUSE_MILLIS = 300_000;
     static final String PASS_THROUGH = "outbox.kafka.producer.";
     /** Settings the delivery guarantee rests on: a pass-through value for them is ignored (and logged, by name). */
     static final List<String> FIXED = List.of("acks", "enable.idempotence", "key.serializer", "value.serializer",
-            "transactional.id");
+            "transactional.id", "retries", "max.in.flight.requests.per.connection");
+    /** Compression codecs the WAR does not bundle (native libraries): a pass-through naming one is ignored. */
+    static final List<String> UNBUNDLED_CODECS = List.of("snappy", "zstd");
 
     /**
      * The Kafka cluster kafka targets send to, as the producer's {@code bootstrap.servers} (host:port, comma
@@ -89,13 +94,22 @@ public class KafkaTarget implements DeliveryTarget {
     }
 
     private final LinkedBlockingQueue<Job> waiting = new LinkedBlockingQueue<>();
-    /** Per topic, until when ({@link System#nanoTime()}) its rows fail at once: its metadata did not arrive in time. */
-    private final Map<String, Long> pausedTopics = new ConcurrentHashMap<>();
-    private KafkaProducer<String, String> producer;
+    /** A topic whose metadata did not arrive in time: until when ({@link System#nanoTime()}) its rows fail at once. */
+    private record Pause(long until, long millis) {
+    }
+
+    /** Per topic, its pause (written and read by the sender thread and the producer's I/O thread). */
+    private final Map<String, Pause> pausedTopics = new ConcurrentHashMap<>();
+    /** Made and used by the sender thread; read by {@link #close()}. */
+    private volatile KafkaProducer<String, String> producer;
     private Thread sender;
-    /** Why the producer could not be made, and until when ({@link System#nanoTime()}) that answer stands. */
+    /** Why the producer could not be made, and until when ({@link System#nanoTime()}) that answer stands (sender thread). */
     private String unmade;
     private long unmadeUntil;
+    /** Producers the sender tried to make (tests: a failing one is not tried at every row). */
+    volatile int producersTried;
+    /** The producer's max.block.ms: how long a send() may wait for a topic's metadata. */
+    private long maxBlockMillis = 5_000;
     private volatile boolean closed;
 
     @Override
@@ -123,12 +137,16 @@ public class KafkaTarget implements DeliveryTarget {
             result.complete(DeliveryResult.failed(refusal.get()));
             return result;
         }
-        String unmade = startSender();
-        if (unmade != null) {
-            result.complete(DeliveryResult.failed("the Kafka producer could not be made: " + unmade));
+        String noThread = startSender();
+        if (noThread != null) {
+            result.complete(DeliveryResult.failed("no thread to send Kafka records: " + noThread));
             return result;
         }
-        waiting.add(new Job(row, timeout, result));
+        Job job = new Job(row, timeout, result);
+        waiting.add(job);
+        if (closed && waiting.remove(job)) {
+            result.complete(new DeliveryResult.NotStarted("the node is stopping")); // stopStarting() ran meanwhile
+        }
         return result;
     }
 
@@ -144,34 +162,59 @@ public class KafkaTarget implements DeliveryTarget {
     @PreDestroy
     void close() {
         stopStarting();
-        KafkaProducer<String, String> p;
         synchronized (this) {
-            p = producer;
             if (sender != null) {
                 sender.interrupt();
+                try {
+                    sender.join(5_000); // it may be in a send() that waits for metadata
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
+        KafkaProducer<String, String> p = producer;
         if (p != null) {
             // what the brokers have not acknowledged by then fails its attempt (the rows are delivered again later)
             p.close(Duration.ofSeconds(5));
         }
     }
 
-    /**
-     * Makes the producer and its sender thread at the first delivery; null when they run. When the producer
-     * cannot be made (a setting Kafka refuses, a bootstrap host that does not resolve), why: the rows fail their
-     * attempts, and it is tried again {@link #TOPIC_PAUSE_MILLIS} later, not at every row (that runs on the drain
-     * loop's thread). Logged once per reason.
-     */
+    /** Starts the sender thread at the first delivery (and again should it have died); null when it runs, else why not. */
     private synchronized String startSender() {
-        if (sender != null) {
+        if (sender != null && sender.isAlive()) {
             return null;
         }
-        if (unmadeUntil != 0 && System.nanoTime() - unmadeUntil < 0) {
-            return unmade;
-        }
         try {
-            producer = new KafkaProducer<>(settings(), new StringSerializer(), new StringSerializer());
+            Thread t = threadFactory.newThread(this::send);
+            t.setName("outbox-kafka-sender");
+            t.start();
+            sender = t;
+            return null;
+        } catch (RuntimeException e) {
+            return HandlerTarget.describe(e);
+        }
+    }
+
+    /**
+     * The producer, made on the sender thread at its first record; null when it cannot be made (a setting Kafka
+     * refuses, a bootstrap host that does not resolve): then {@link #unmade} says why, the rows fail their attempts,
+     * and it is tried again {@link #MIN_PAUSE_MILLIS} later, not at every row. Logged once per reason.
+     */
+    private KafkaProducer<String, String> producer() {
+        if (producer != null) {
+            return producer;
+        }
+        if (unmadeUntil != 0 && System.nanoTime() - unmadeUntil < 0) {
+            return null;
+        }
+        producersTried++;
+        try {
+            Map<String, Object> settings = settings();
+            maxBlockMillis = Long.parseLong(String.valueOf(settings.get("max.block.ms")).strip());
+            producer = new KafkaProducer<>(settings, new StringSerializer(), new StringSerializer());
+            unmade = null;
+            unmadeUntil = 0;
+            return producer;
         } catch (RuntimeException e) {
             String why = scrub(HandlerTarget.describe(e));
             if (!why.equals(unmade)) {
@@ -179,15 +222,9 @@ public class KafkaTarget implements DeliveryTarget {
                         + "rows are due): {0}", why);
             }
             unmade = why;
-            unmadeUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TOPIC_PAUSE_MILLIS);
-            return why;
+            unmadeUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MIN_PAUSE_MILLIS);
+            return null;
         }
-        unmade = null;
-        unmadeUntil = 0;
-        sender = threadFactory.newThread(this::send);
-        sender.setName("outbox-kafka-sender");
-        sender.start();
-        return null;
     }
 
     /** The producer's settings: the pass-through ones, then those the guarantee needs. */
@@ -198,20 +235,34 @@ public class KafkaTarget implements DeliveryTarget {
             String setting = setting(name);
             if (setting != null) {
                 if (FIXED.contains(setting)) {
-                    LOG.log(Level.WARNING, "{0} is ignored: kafka targets always send with acks=all, idempotent, untransacted", name);
+                    LOG.log(Level.WARNING, "{0} is ignored: kafka targets always send with acks=all, idempotent, retried,"
+                            + " untransacted", name);
                     continue;
                 }
-                config.getOptionalValue(name, String.class).ifPresent(v -> s.put(setting, v));
+                String value = config.getOptionalValue(name, String.class).orElse(null);
+                if (setting.equals("compression.type") && value != null && UNBUNDLED_CODECS.contains(value.strip())) {
+                    LOG.log(Level.WARNING, "{0}={1} is ignored: the WAR does not bundle that codec (gzip or lz4 do)",
+                            new Object[] {name, value});
+                    continue;
+                }
+                if (value != null) {
+                    s.put(setting, value);
+                }
             }
         }
         s.put("bootstrap.servers", bootstrapServers.orElseThrow());
         s.put("acks", "all");
         s.put("enable.idempotence", "true");
-        // an attempt ends within the deliveries' timeout: the producer gives up on a record by then too
-        long linger = Long.parseLong(String.valueOf(s.getOrDefault("linger.ms", "5")));
-        s.putIfAbsent("delivery.timeout.ms", String.valueOf(deliveryTimeoutMillis));
-        s.putIfAbsent("request.timeout.ms", String.valueOf(Math.max(1, deliveryTimeoutMillis - linger)));
+        // the producer gives up on a record before the attempt's timeout (armed before send(), which may wait up to
+        // max.block.ms): a record it gave up on is not acknowledged later, behind a retry that sends it again
         s.putIfAbsent("max.block.ms", String.valueOf(Math.min(5_000, deliveryTimeoutMillis / 2)));
+        long maxBlock = Long.parseLong(String.valueOf(s.get("max.block.ms")).strip());
+        long linger = Long.parseLong(String.valueOf(s.getOrDefault("linger.ms", "5")).strip());
+        long delivery = Math.max(2, deliveryTimeoutMillis - maxBlock - Math.min(1_000, deliveryTimeoutMillis / 10));
+        s.putIfAbsent("delivery.timeout.ms", String.valueOf(delivery));
+        // Kafka asks delivery.timeout.ms >= linger.ms + request.timeout.ms, of the values it is given
+        long effective = Long.parseLong(String.valueOf(s.get("delivery.timeout.ms")).strip());
+        s.putIfAbsent("request.timeout.ms", String.valueOf(Math.max(1, effective - linger)));
         return s;
     }
 
@@ -248,44 +299,64 @@ public class KafkaTarget implements DeliveryTarget {
                 continue;
             }
             try {
-                send(job);
+                KafkaProducer<String, String> p = producer();
+                if (p == null) {
+                    job.result.complete(DeliveryResult.failed("the Kafka producer could not be made: " + unmade));
+                } else {
+                    send(p, job);
+                }
             } catch (RuntimeException e) {
                 // whatever went wrong with this row, the thread goes on with the next
-                job.result.complete(DeliveryResult.failed("Kafka send failed: " + HandlerTarget.describe(e)));
+                job.result.complete(DeliveryResult.failed("Kafka send failed: " + scrub(HandlerTarget.describe(e))));
+            } catch (Error e) {
+                job.result.complete(DeliveryResult.failed("Kafka send failed: " + scrub(HandlerTarget.describe(e))));
+                throw e; // the next delivery starts a new sender thread
             }
         }
     }
 
-    private void send(Job job) {
+    private void send(KafkaProducer<String, String> p, Job job) {
         ClaimedRow row = job.row;
         String topic = row.trigger().target();
-        Long pausedUntil = pausedTopics.get(topic);
-        if (pausedUntil != null) {
-            if (System.nanoTime() - pausedUntil < 0) {
-                job.result.complete(DeliveryResult.failed("Kafka topic " + topic + " had no metadata within max.block.ms"
-                        + " a moment ago; tried again in a few seconds"));
-                return;
-            }
-            pausedTopics.remove(topic, pausedUntil);
+        Pause pause = pausedTopics.get(topic);
+        if (pause != null && System.nanoTime() - pause.until() < 0) {
+            job.result.complete(DeliveryResult.failed("Kafka topic " + topic + " had no metadata within max.block.ms; its"
+                    + " rows fail at once for " + pause.millis() / 1000 + " s, then it is tried again"));
+            return;
         }
         job.result.orTimeout(job.timeout.toMillis(), TimeUnit.MILLISECONDS); // from now: the record is sent
         Thread sending = Thread.currentThread();
         try {
-            producer.send(record(row, topic), (metadata, failure) -> {
+            p.send(record(row, topic), (metadata, failure) -> {
                 // a failure reported on this thread, within send(): the producer never took the record; a timeout
-                // then is the topic's metadata that did not come within max.block.ms (not the brokers' answer)
-                if (failure instanceof TimeoutException && Thread.currentThread() == sending) {
-                    pause(topic);
+                // then is the topic's metadata that did not come within max.block.ms (not the brokers' answer), unless
+                // it is the producer's buffer that had no room (every topic's, so no topic is paused for it)
+                if (failure instanceof TimeoutException && !(failure instanceof BufferExhaustedException)
+                        && Thread.currentThread() == sending) {
+                    pause(topic, pause);
+                } else if (failure == null && pause != null) {
+                    pausedTopics.remove(topic, pause);
                 }
                 job.result.complete(failure == null ? delivered(metadata) : scrub(KafkaFailures.result(failure, topic)));
             });
         } catch (TimeoutException e) {
-            pause(topic);
+            if (!(e instanceof BufferExhaustedException)) {
+                pause(topic, pause);
+            }
             job.result.complete(scrub(KafkaFailures.result(e, topic)));
         } catch (RuntimeException e) {
             job.result.complete(scrub(KafkaFailures.result(e, topic)));
         }
     }
+
+    /** Pauses a topic: ten times max.block.ms at first (5 s at least), twice the last pause while it stays missing. */
+    private void pause(String topic, Pause last) {
+        long millis = last == null ? Math.max(MIN_PAUSE_MILLIS, 10 * maxBlockMillis) : Math.min(MAX_PAUSE_MILLIS, 2 * last.millis());
+        pausedTopics.put(topic, new Pause(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis), millis));
+    }
+
+    /** The secret options of a JAAS login module configuration ({@code password="..."}). */
+    private static final Pattern JAAS_SECRET = Pattern.compile("(?i)\\b(password|secret|token|clientSecret)\\s*=\\s*\"[^\"]*\"");
 
     /** Settings whose values are secrets (passwords, JAAS configurations with them, keys, tokens). */
     private static final Pattern SECRET = Pattern.compile(
@@ -309,7 +380,8 @@ public class KafkaTarget implements DeliveryTarget {
                 }
             }
         }
-        return scrubbed;
+        // a message may quote a part of a JAAS configuration only
+        return JAAS_SECRET.matcher(scrubbed).replaceAll("$1=\"[hidden]\"");
     }
 
     private DeliveryResult scrub(DeliveryResult result) {
@@ -320,10 +392,6 @@ public class KafkaTarget implements DeliveryTarget {
             return new DeliveryResult.Rejected(scrub(r.error()), r.disableTrigger());
         }
         return result;
-    }
-
-    private void pause(String topic) {
-        pausedTopics.put(topic, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TOPIC_PAUSE_MILLIS));
     }
 
     /** The reply (for invoke): where the broker put the record. */

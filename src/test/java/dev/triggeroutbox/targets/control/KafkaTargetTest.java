@@ -13,6 +13,7 @@ import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -20,6 +21,8 @@ import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.InvalidTopicException;
@@ -87,22 +90,47 @@ class KafkaTargetTest {
         t.bootstrapServers = Optional.ofNullable(bootstrap);
         t.deliveryTimeoutMillis = 30_000;
         t.config = new SmallRyeConfigBuilder().withSources(new PropertiesConfigSource(properties, "test", 500)).build();
+        t.threadFactory = new ManagedThreadFactory() {
+            @Override
+            public Thread newThread(Runnable r) {
+                Thread thread = new Thread(r);
+                thread.setDaemon(true);
+                return thread;
+            }
+
+            @Override
+            public ForkJoinWorkerThread newThread(ForkJoinPool pool) {
+                throw new UnsupportedOperationException();
+            }
+        };
         return t;
     }
 
     @Test
     void theDeliveryGuaranteeCannotBeSetAwayAndTheTimeoutsFollowTheDeliveryTimeout() {
         Map<String, Object> s = target("k1:9092,k2:9092", Map.of("outbox.kafka.producer.acks", "0",
-                "outbox.kafka.producer.enable.idempotence", "false", "outbox.kafka.producer.compression.type", "lz4",
-                "outbox.kafka.producer.transactional.id", "x")).settings();
+                "outbox.kafka.producer.enable.idempotence", "false", "outbox.kafka.producer.batch.size", "65536",
+                "outbox.kafka.producer.transactional.id", "x", "outbox.kafka.producer.retries", "0",
+                "outbox.kafka.producer.max.in.flight.requests.per.connection", "50")).settings();
         assertEquals("all", s.get("acks"));
         assertEquals("true", s.get("enable.idempotence"));
         assertNull(s.get("transactional.id"));
-        assertEquals("lz4", s.get("compression.type"), "other settings pass through");
+        assertNull(s.get("retries"), "the producer's own (retried until its delivery timeout)");
+        assertNull(s.get("max.in.flight.requests.per.connection"), "the idempotent producer's own (5)");
+        assertEquals("65536", s.get("batch.size"), "other settings pass through");
         assertEquals("k1:9092,k2:9092", s.get("bootstrap.servers"));
-        assertEquals("30000", s.get("delivery.timeout.ms"));
-        assertEquals("29995", s.get("request.timeout.ms"), "within the delivery timeout, after the linger");
         assertEquals("5000", s.get("max.block.ms"));
+        // the producer gives up before the attempt does: 30 s less the metadata wait, less a second
+        assertEquals("24000", s.get("delivery.timeout.ms"));
+        assertEquals("23995", s.get("request.timeout.ms"), "within the delivery timeout, after the linger");
+
+        Map<String, Object> own = target("k:9092", Map.of("outbox.kafka.producer.delivery.timeout.ms", "10000")).settings();
+        assertEquals("10000", own.get("delivery.timeout.ms"));
+        assertEquals("9995", own.get("request.timeout.ms"), "within the delivery timeout it was given");
+
+        assertEquals("lz4", target("k:9092", Map.of("outbox.kafka.producer.compression.type", "lz4")).settings().get("compression.type"));
+        assertNull(target("k:9092", Map.of("outbox.kafka.producer.compression.type", "zstd")).settings().get("compression.type"),
+                "a codec the WAR does not bundle is not asked for");
     }
 
     @Test
@@ -112,9 +140,14 @@ class KafkaTargetTest {
         assertTrue(target(" ", Map.of()).refusal().isPresent(), "blank is unset");
 
         KafkaTarget unresolvable = target("no-such-host.invalid:9092", Map.of());
-        for (int i = 0; i < 2; i++) { // the second within the pause: the same answer, the producer not tried again
-            DeliveryResult r = unresolvable.deliver(row("rowId", null), 3, Duration.ofSeconds(1)).get(5, TimeUnit.SECONDS);
-            assertTrue(((DeliveryResult.Failed) r).error().startsWith("the Kafka producer could not be made"), r.toString());
+        try {
+            for (int i = 0; i < 3; i++) {
+                DeliveryResult r = unresolvable.deliver(row("rowId", null), 3, Duration.ofSeconds(1)).get(5, TimeUnit.SECONDS);
+                assertTrue(((DeliveryResult.Failed) r).error().startsWith("the Kafka producer could not be made"), r.toString());
+            }
+            assertEquals(1, unresolvable.producersTried, "within the pause the producer is not tried again at every row");
+        } finally {
+            unresolvable.close();
         }
     }
 
@@ -126,6 +159,8 @@ class KafkaTargetTest {
         String message = t.scrub("Invalid value " + jaas + " and Key-Pass-2 for ...; linger 1234");
         assertTrue(!message.contains("Very-Secret-1") && !message.contains("Key-Pass-2"), message);
         assertTrue(message.contains("linger 1234"), "other values stay: " + message);
+        String part = t.scrub("Unable to parse JAAS option: password=\"Very-Secret-1\" at 3");
+        assertTrue(!part.contains("Very-Secret-1") && part.contains("password=\"[hidden]\""), part);
     }
 
     @Test
