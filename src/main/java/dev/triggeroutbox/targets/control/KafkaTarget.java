@@ -108,6 +108,8 @@ public class KafkaTarget implements DeliveryTarget {
     private long unmadeUntil;
     /** Producers the sender tried to make (tests: a failing one is not tried at every row). */
     volatile int producersTried;
+    /** The values {@link #scrub} hides, read from the configuration at the first failure. */
+    private volatile List<String> secrets;
     /** The producer's max.block.ms: how long a send() may wait for a topic's metadata. */
     private long maxBlockMillis = 5_000;
     private volatile boolean closed;
@@ -305,12 +307,12 @@ public class KafkaTarget implements DeliveryTarget {
                 } else {
                     send(p, job);
                 }
-            } catch (RuntimeException e) {
-                // whatever went wrong with this row, the thread goes on with the next
+            } catch (RuntimeException | Error e) {
                 job.result.complete(DeliveryResult.failed("Kafka send failed: " + scrub(HandlerTarget.describe(e))));
-            } catch (Error e) {
-                job.result.complete(DeliveryResult.failed("Kafka send failed: " + scrub(HandlerTarget.describe(e))));
-                throw e; // the next delivery starts a new sender thread
+                if (e instanceof Error error) {
+                    throw error; // the next delivery starts a new sender thread
+                }
+                // whatever else went wrong with this row, the thread goes on with the next
             }
         }
     }
@@ -371,17 +373,27 @@ public class KafkaTarget implements DeliveryTarget {
             return null;
         }
         String scrubbed = message;
-        for (String name : config.getPropertyNames()) {
-            String setting = setting(name);
-            if (setting != null && SECRET.matcher(setting).matches()) {
-                String value = config.getOptionalValue(name, String.class).orElse("");
-                if (value.length() >= 4) {
-                    scrubbed = scrubbed.replace(value, "[hidden]");
-                }
-            }
+        for (String value : secretValues()) {
+            scrubbed = scrubbed.replace(value, "[hidden]");
         }
         // a message may quote a part of a JAAS configuration only
         return JAAS_SECRET.matcher(scrubbed).replaceAll("$1=\"[hidden]\"");
+    }
+
+    /** The values of the secret pass-through settings, read once (a broker that is down fails every row's message). */
+    private List<String> secretValues() {
+        List<String> values = secrets;
+        if (values == null) {
+            List<String> found = new ArrayList<>();
+            for (String name : config.getPropertyNames()) {
+                String setting = setting(name);
+                if (setting != null && SECRET.matcher(setting).matches()) {
+                    config.getOptionalValue(name, String.class).filter(v -> v.length() >= 4).ifPresent(found::add);
+                }
+            }
+            values = secrets = List.copyOf(found);
+        }
+        return values;
     }
 
     private DeliveryResult scrub(DeliveryResult result) {
