@@ -8,7 +8,8 @@
 # POSTGRESQL_JAR names the JDBC driver jar; by default target/jdbc/postgresql.jar, which
 # `./mvnw package` leaves. With APPLY_ONCE=true a server already configured by this script is left
 # as it is. Database settings are not written here: the server reads DB_URL, DB_USER and
-# DB_PASSWORD from its environment when it starts.
+# DB_PASSWORD from its environment when it starts. With OUTBOX_OPENTELEMETRY=true it also applies
+# opentelemetry-add.cli (spans to an OTLP collector, README "Tracing").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 connect=false
@@ -37,6 +38,9 @@ trap 'rm -f "$script"' EXIT
     grep -v '^module add --name=org.postgresql' "$here/outbox-add.cli"
   else
     cat "$here/outbox-add.cli"
+  fi
+  if [ "${OUTBOX_OPENTELEMETRY:-false}" = true ]; then
+    cat "$here/opentelemetry-add.cli"
   fi
   if [ "$connect" = true ]; then echo "reload"; else echo "stop-embedded-server"; fi
 } > "$script"

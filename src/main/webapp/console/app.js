@@ -1,5 +1,5 @@
 // The ops console: sign-in, hash routes (#/overview, #/dead-letters[/id], #/triggers, #/audit,
-// #/rows[/id]), auto refresh, and every API error shown in the error bar.
+// #/browse (every row, filtered), #/rows[/id]), auto refresh, and every API error shown in the error bar.
 
 import { api, signIn, signOut, signedIn, query } from './api.js';
 import { h, ago, time, duration, shortId, pretty } from './dom.js';
@@ -167,6 +167,7 @@ const views = {
   'dead-letters': deadLettersView,
   triggers: triggersView,
   audit: auditView,
+  browse: browseView,
   rows: rowsView,
 };
 
@@ -226,6 +227,7 @@ async function overviewView(main, view) {
       card('count-pending', 'Pending', stats.pending.toLocaleString(), 'due now'),
       card('count-scheduled', 'Scheduled', stats.scheduled.toLocaleString(), 'due later (retries, deliverAt)'),
       card('count-in-flight', 'In flight', stats.inFlight.toLocaleString(), 'claimed, lease held'),
+      card('count-held', 'Held', stats.held.toLocaleString(), h('a', { href: '#/triggers' }, 'on hold or disabled'), stats.held ? 'warn' : null),
       card('count-dead', 'Dead', stats.dead.toLocaleString(), h('a', { href: '#/dead-letters' }, 'browse dead letters'), stats.dead ? 'bad' : null),
       card('count-lag', 'Lag', duration(stats.oldestDueAgeSeconds), 'age of the oldest due row', stats.oldestDueAgeSeconds > 60 ? 'warn' : null),
       card('count-delivered', 'Delivered', stats.deliveredLastMinute.toLocaleString(), 'in the last minute', 'good'));
@@ -298,21 +300,113 @@ async function deadLettersView(main, view) {
     h('button', { type: 'button', onclick: () => { location.hash = '#/dead-letters'; } }, 'Clear'));
   const list = h('div#dl-list');
   const pager = h('div.pager');
-  main.replaceChildren(h('section.card', {},
-    h('div.card-head', {}, h('h2', {}, 'Dead letters'),
-      h('button.danger-outline#dl-replay-all', { type: 'button', onclick: replayAll }, 'Replay all matching…')),
-    form, list, pager));
+  const groups = h('div#dl-groups');
+  const lanes = h('div#lanes');
+  main.replaceChildren(
+    h('section.card', {},
+      h('div.card-head', {}, h('h2', {}, 'Failures'),
+        h('span.muted', {}, 'Dead letters of the filter grouped by trigger and error (ids, times and numbers taken out).')),
+      groups),
+    h('section.card', {},
+      h('div.card-head', {}, h('h2', {}, 'Stuck lanes'),
+        h('span.muted', {}, 'Ordered lanes (of the filter\'s app) whose head is dead, on a trigger set to block, or retrying; the rows behind the head wait.')),
+      lanes),
+    h('section.card', {},
+      h('div.card-head', {}, h('h2', {}, 'Dead letters'),
+        h('button.danger-outline#dl-replay-all', { type: 'button', onclick: replayAll }, 'Replay all matching…')),
+      form, list, pager));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const q = query({ appId: $('dl-app').value.trim(), sourceKind: $('dl-kind').value, error: $('dl-error').value.trim() });
     location.hash = `#/dead-letters${q}`;
   });
 
+  async function loadGroups() {
+    const page = await api.get(`admin/dead-letters/groups${query({ ...filter, limit: 20 })}`);
+    if (current !== view) {
+      return;
+    }
+    groups.replaceChildren(page.items.length ? h('table#dl-groups-table', {},
+      h('thead', {}, h('tr', {}, ['Rows', 'App', 'Trigger', 'Kind', 'Error', 'Last seen', ''].map(x => h(`th${x === 'Rows' ? '.num' : ''}`, { scope: 'col' }, x)))),
+      h('tbody', {}, page.items.map(g => h('tr', {},
+        h('td.num', {}, g.count.toLocaleString()),
+        h('td.mono', { title: g.appId }, shortId(g.appId)),
+        h('td.mono', { title: g.triggerId || '' }, g.triggerId ? shortId(g.triggerId) : '—'),
+        h('td', {}, h('span.kind', {}, g.sourceKind)),
+        h('td', { title: g.sampleError }, g.errorGroup),
+        h('td', { title: g.lastSeen }, ago(g.lastSeen)),
+        h('td.actions', {},
+          h('button.small.group-replay', { type: 'button', onclick: () => onGroup(g, 'replay') }, 'Replay'),
+          h('button.small.danger-outline.group-discard', { type: 'button', onclick: () => onGroup(g, 'discard') }, 'Discard'))))))
+      : h('p.empty', {}, 'No failures.'));
+  }
+
+  async function onGroup(g, action) {
+    const replay = action === 'replay';
+    if (!await confirmDialog(replay ? 'Replay this failure?' : 'Discard this failure?',
+      `${replay ? 'Puts back into the outbox, due now, attempts reset,' : 'Deletes for good'} up to 1000 of the ${g.count} dead letters of trigger ${g.triggerId ? shortId(g.triggerId) : '—'} that failed with "${g.errorGroup}".`,
+      replay ? 'Replay' : 'Discard')) {
+      return;
+    }
+    await attempt(replay ? 'Replay failure' : 'Discard failure', async () => {
+      const body = { appId: g.appId, sourceKind: g.sourceKind, errorGroup: g.errorGroup, ...(g.triggerId ? { triggerId: g.triggerId } : {}) };
+      const done = await api.post(`admin/dead-letters/${action}`, body);
+      const n = replay ? done.replayed : done.discarded;
+      notice(`${replay ? 'Replayed' : 'Discarded'} ${n} dead letter${n === 1 ? '' : 's'}${done.more ? '; more of this failure remain: again for the next 1000' : ''}.`);
+      cursors.length = 1;
+      await load();
+    });
+  }
+
+  async function loadLanes() {
+    const page = await api.get(`admin/lanes${query({ appId: filter.appId, limit: 20 })}`);
+    if (current !== view) {
+      return;
+    }
+    lanes.replaceChildren(page.items.length ? h('table#lanes-table', {},
+      h('thead', {}, h('tr', {}, ['State', 'Trigger', 'Ordering key', 'Head row', 'Attempts', 'Waiting', 'Last error', 'Since', '']
+        .map(x => h(`th${x === 'Attempts' || x === 'Waiting' ? '.num' : ''}`, { scope: 'col' }, x)))),
+      h('tbody', {}, page.items.map(l => h('tr', {},
+        h('td', {}, h(`span.badge.${l.state === 'blocked' ? 'bad' : 'warn'}`, {}, l.state)),
+        h('td.mono', { title: l.triggerId || l.appId }, l.triggerId ? shortId(l.triggerId) : `app ${shortId(l.appId)}`),
+        h('td.mono', {}, l.orderingKey),
+        h('td', {}, h('a.mono', { href: `#/rows/${l.headId}`, title: l.headId }, shortId(l.headId))),
+        h('td.num', {}, l.attempts.toLocaleString()),
+        h('td.num', {}, l.waiting.toLocaleString()),
+        h('td.error-cell', { title: l.lastError ?? '' }, l.lastError ?? ''),
+        // a retrying head's "since" is when it is due again, still ahead
+        h('td', { title: time(l.since) }, l.state === 'blocked' ? ago(l.since) : `due ${time(l.since)}`),
+        h('td.actions', {},
+          l.state === 'blocked' ? h('button.small.danger-outline.lane-skip', { type: 'button', onclick: () => onLane(l, 'skip') }, 'Skip') : null,
+          h('button.small.lane-retry', { type: 'button', onclick: () => onLane(l, 'retry') }, 'Retry now'))))))
+      : h('p.empty', {}, 'No stuck lanes.'));
+  }
+
+  async function onLane(l, action) {
+    const skip = action === 'skip';
+    const lane = `lane "${l.orderingKey}" of ${l.triggerId ? `trigger ${shortId(l.triggerId)}` : `app ${shortId(l.appId)}`}`;
+    const text = skip ? `The ${lane} moves on to its next row; its dead head ${shortId(l.headId)} stays a dead letter.`
+      : l.state === 'blocked' ? `The dead head ${shortId(l.headId)} of the ${lane} is replayed, due now, attempts reset, and heads its lane again.`
+        : `The head ${shortId(l.headId)} of the ${lane} is due now instead of at its next retry.`;
+    if (!await confirmDialog(skip ? 'Skip the dead head?' : 'Retry the head now?', text, skip ? 'Skip' : 'Retry now')) {
+      return;
+    }
+    await attempt(skip ? 'Skip lane' : 'Retry lane', async () => {
+      const body = { ...(l.triggerId ? { triggerId: l.triggerId } : { appId: l.appId }), orderingKey: l.orderingKey };
+      await api.post(`admin/lanes/${action}`, body);
+      notice(skip ? `Lane "${l.orderingKey}" moved on past ${shortId(l.headId)}.` : `Lane "${l.orderingKey}": its head ${shortId(l.headId)} is due now.`);
+      cursors.length = 1;
+      await load();
+    });
+  }
+
   async function load() {
     const page = await api.get(`admin/dead-letters${query({ ...filter, limit: 25, cursor: cursors[cursors.length - 1] })}`);
     if (current !== view) {
       return;
     }
+    await loadGroups();
+    await loadLanes();
     list.replaceChildren(page.items.length ? deadLetterTable(page.items)
       : h('p.empty', {}, cursors.length > 1 ? 'No more dead letters.' : 'No dead letters match. 🎉'));
     pager.replaceChildren(
@@ -407,7 +501,7 @@ async function deadLetterView(main, view, id) {
 
 const FINAL = new Set(['delivered', 'cancelled']);
 /** Rows a cancel still reaches (one in flight ends cancelled unless its attempt delivers). */
-const CANCELLABLE = new Set(['pending', 'scheduled', 'in_flight']);
+const CANCELLABLE = new Set(['pending', 'scheduled', 'held', 'in_flight']);
 
 async function rowsView(main, view) {
   const form = h('form.filters', { 'aria-label': 'Find a row' },
@@ -419,7 +513,7 @@ async function rowsView(main, view) {
   });
   const result = h('div#row-result');
   main.replaceChildren(h('section.card', {}, h('h2', {}, 'Find a row'),
-    h('p.muted', {}, 'Where an outbox row stands now — pending, scheduled, in flight, delivered, dead or cancelled — and every admin action on it.'),
+    h('p.muted', {}, 'Where an outbox row stands now — pending, scheduled, held, in flight, delivered, dead or cancelled — and every admin action on it.'),
     form, result));
   if (!view.arg) {
     return;
@@ -431,6 +525,7 @@ async function rowsView(main, view) {
       return;
     }
     const r = await api.get(`admin/rows/${encodeURIComponent(view.arg)}`);
+    r.attempts = (await api.get(`outbox/${encodeURIComponent(view.arg)}/attempts`)).items;
     if (current !== view) {
       return;
     }
@@ -442,6 +537,20 @@ async function rowsView(main, view) {
     result.replaceChildren(rowDetail(r, view.refresh), ...(cascade ? [cascade] : []));
   };
   await view.refresh();
+}
+
+/** A row's delivery log (GET /outbox/{id}/attempts), first attempt first. */
+function attemptsTable(items) {
+  return h('table#row-attempts', {},
+    h('thead', {}, h('tr', {}, ['#', 'Started', 'Took', 'Node', 'Outcome', 'HTTP', 'Error'].map(x => h('th', { scope: 'col' }, x)))),
+    h('tbody', {}, items.map(a => h('tr', {},
+      h('td.num', {}, a.attempt),
+      h('td', { title: a.startedAt }, time(a.startedAt)),
+      h('td.num', {}, `${a.durationMs.toLocaleString()} ms`),
+      h('td.mono', {}, a.node ?? ''),
+      h('td', {}, h(`span.badge.${a.outcome === 'delivered' ? 'good' : a.outcome === 'failed' ? 'warn' : 'bad'}`, {}, a.outcome)),
+      h('td.num', {}, a.httpStatus ?? ''),
+      h('td', { title: a.answer ?? '' }, a.error ? h('span.error-text', {}, a.error) : '')))));
 }
 
 /** The cascade the row belongs to (GET /admin/lineage/{root}) as a nested list, the row itself marked. */
@@ -465,11 +574,12 @@ function rowDetail(r, refresh) {
   const row = r.row;
   const end = row.status === 'dead' || row.status === 'cancelled' ? row.status : 'delivered';
   const steps = ['pending', 'in_flight', end];
-  const reached = row.status === 'scheduled' ? 0 : steps.indexOf(row.status);
+  const waiting = row.status === 'scheduled' || row.status === 'held';
+  const reached = waiting ? 0 : steps.indexOf(row.status);
   const cancellable = CANCELLABLE.has(row.status) && !row.cancelRequested;
   return h('div', {},
     h('ol.timeline', { 'aria-label': 'Progress' }, steps.map((s, i) => h(`li${i < reached ? '.done' : ''}${i === reached ? '.now' : ''}${s === 'dead' || s === 'cancelled' ? '.bad' : ''}`, {},
-      s === 'pending' && row.status === 'scheduled' ? 'scheduled' : s.replace('_', ' ')))),
+      s === 'pending' && waiting ? row.status : s.replace('_', ' ')))),
     h('p', {}, 'Status: ', h(`span.badge.status-${row.status}#row-status`, {}, row.status.replace('_', ' ')),
       row.cancelRequested ? h('span.muted#row-cancel-requested', {}, ' — cancel requested: it ends cancelled once this attempt is over, unless the attempt delivers') : null,
       row.status === 'dead' ? h('a.button.small', { href: `#/dead-letters/${row.id}` }, 'Open the dead letter') : null,
@@ -478,10 +588,13 @@ function rowDetail(r, refresh) {
       ['Row', h('span.mono', {}, row.id)], ['App', h('span.mono', {}, row.appId)],
       ['Source kind', h('span.kind', {}, row.sourceKind)], ['Attempts', row.attemptCount],
       ['Trigger', row.triggerId && h('span.mono', {}, row.triggerId)],
+      row.orderingKey && ['Ordering key', h('span.mono', {}, row.orderingKey)],
       ['Root execution', row.rootExecutionId && h('a.mono', { href: `#/rows/${row.rootExecutionId}` }, row.rootExecutionId)],
       ['Trigger depth', row.triggerDepth], ['Created', time(row.createdAt)],
       ['Next attempt', row.nextAttemptAt && time(row.nextAttemptAt)], ['Finished', row.finishedAt && time(row.finishedAt)],
       ['Node', row.node], ['Last error', row.lastError && h('span.error-text', {}, row.lastError)]]),
+    h('h3', {}, 'Attempts'),
+    r.attempts.length ? attemptsTable(r.attempts) : h('p.muted', {}, 'None has ended yet.'),
     h('h3', {}, 'Admin actions on this row'),
     r.audit.length ? auditTable(r.audit) : h('p.muted', {}, 'None.'));
 
@@ -495,6 +608,174 @@ function rowDetail(r, refresh) {
       await refresh();
     });
   }
+}
+
+// ---- browse rows ----------------------------------------------------------------------------
+
+const STATUSES = ['pending', 'scheduled', 'in_flight', 'held', 'delivered', 'dead', 'cancelled'];
+const BROWSE = ['status', 'appId', 'triggerId', 'sourceKind', 'orderingKey', 'from', 'to'];
+
+/** A datetime-local value (the browser's time zone) as RFC 3339 in UTC. */
+function isoFromLocal(value) {
+  const d = new Date(value);
+  return !value || Number.isNaN(d.getTime()) ? value : d.toISOString();
+}
+
+function localFromIso(iso) {
+  const d = new Date(iso);
+  return !iso || Number.isNaN(d.getTime()) ? '' : new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19);
+}
+
+/** What the list's "at" is for this status filter. */
+function atLabel(status) {
+  return status === 'dead' ? 'Dead since' : FINAL.has(status) ? 'Finished' : 'Created';
+}
+
+function describe(filter, keys) {
+  const names = { appId: 'app', triggerId: 'trigger', sourceKind: 'kind', orderingKey: 'ordering key', to: 'created before' };
+  return keys.filter(k => filter[k]).map(k => `${names[k]} ${k === 'to' ? time(filter.to) : filter[k]}`).join(', ');
+}
+
+/** Why "Cancel matching…" is refused for this filter, or null when it is offered. */
+function cancelRefusal(filter) {
+  if (filter.status === 'dead') {
+    return 'Dead rows are no longer in the outbox: replay or discard them instead.';
+  }
+  if (FINAL.has(filter.status)) {
+    return 'Delivered and cancelled rows are finished: there is nothing to cancel.';
+  }
+  if (filter.status) {
+    return 'A cancel takes every row of the filter still in the outbox, whatever its status: choose "in the outbox" first.';
+  }
+  if (filter.from) {
+    return 'A cancel has no start time (only "created before", from To): clear From first.';
+  }
+  if (!['appId', 'triggerId', 'sourceKind', 'orderingKey', 'to'].some(k => filter[k])) {
+    return 'Set a filter first (app, trigger, kind, ordering key or To): this page never cancels every row.';
+  }
+  return null;
+}
+
+function replayRefusal(filter) {
+  if (filter.status !== 'dead') {
+    return 'Only dead rows are replayed: choose the status dead.';
+  }
+  if (filter.orderingKey || filter.from || filter.to) {
+    return 'A replay filters by app, trigger and kind only: clear Ordering key, From and To first.';
+  }
+  return null;
+}
+
+async function browseView(main, view) {
+  const params = hashParams();
+  const filter = Object.fromEntries(BROWSE.map(k => [k, params.get(k) || '']));
+  const cursors = [null];
+  const go = (hash) => {
+    if (location.hash === hash) {
+      route(); // the same hash fires no hashchange; Apply and Clear still start again from the first page
+    } else {
+      location.hash = hash;
+    }
+  };
+  const form = h('form.filters', { 'aria-label': 'Filter rows' },
+    h('label', {}, 'Status', h('select#rows-status', { name: 'status' },
+      h('option', { value: '' }, 'in the outbox'),
+      STATUSES.map(s => h('option', { value: s, selected: s === filter.status }, s.replace('_', ' '))))),
+    h('label', {}, 'App id', h('input#rows-app', { name: 'appId', value: filter.appId, placeholder: 'any app', size: 38 })),
+    h('label', {}, 'Trigger id', h('input#rows-trigger', { name: 'triggerId', value: filter.triggerId, placeholder: 'any trigger', size: 38 })),
+    h('label', {}, 'Source kind', kindSelect('rows-kind', filter.sourceKind)),
+    h('label', {}, 'Ordering key', h('input#rows-key', { name: 'orderingKey', value: filter.orderingKey, placeholder: 'any key' })),
+    h('label', {}, 'From (local time)', h('input#rows-from', { name: 'from', type: 'datetime-local', step: 1, value: localFromIso(filter.from) })),
+    h('label', {}, 'To (local time, excluded)', h('input#rows-to', { name: 'to', type: 'datetime-local', step: 1, value: localFromIso(filter.to) })),
+    h('button.primary#rows-apply', { type: 'submit' }, 'Apply'),
+    h('button#rows-clear', { type: 'button', onclick: () => go('#/browse') }, 'Clear'));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    go(`#/browse${query({
+      status: $('rows-status').value, appId: $('rows-app').value.trim(), triggerId: $('rows-trigger').value.trim(),
+      sourceKind: $('rows-kind').value, orderingKey: $('rows-key').value.trim(),
+      from: isoFromLocal($('rows-from').value), to: isoFromLocal($('rows-to').value),
+    })}`);
+  });
+  const noCancel = cancelRefusal(filter);
+  const noReplay = replayRefusal(filter);
+  const list = h('div#rows-list');
+  const pager = h('div.pager');
+  main.replaceChildren(h('section.card', {},
+    h('div.card-head', {}, h('h2', {}, 'Rows'),
+      h('div.actions', {},
+        h('button.danger-outline#rows-cancel', { type: 'button', disabled: !!noCancel, title: noCancel, onclick: cancelMatching }, 'Cancel matching…'),
+        h('button.danger-outline#rows-replay', { type: 'button', disabled: !!noReplay, title: noReplay, onclick: replayMatching }, 'Replay matching…'))),
+    h('p.muted', {}, 'Every row of the filter, newest first: rows in the outbox by creation, dead ones by when they died, delivered and cancelled ones by when they finished. Without a status: the rows still in the outbox. From and To bound that time.'),
+    form, list, pager));
+
+  async function load() {
+    const page = await api.get(`admin/rows${query({ ...filter, limit: 50, cursor: cursors[cursors.length - 1] })}`);
+    if (current !== view) {
+      return;
+    }
+    list.replaceChildren(page.items.length ? browseTable(page.items, atLabel(filter.status))
+      : h('p.empty', {}, cursors.length > 1 ? 'No more rows.' : 'No rows match.'));
+    pager.replaceChildren(
+      h('button#rows-newer', { type: 'button', disabled: cursors.length === 1, onclick: () => { cursors.pop(); attempt('Paging', load); } }, '← Newer'),
+      h('span.muted', {}, `Page ${cursors.length}`),
+      h('button#rows-older', { type: 'button', disabled: !page.nextCursor, onclick: () => { cursors.push(page.nextCursor); attempt('Paging', load); } }, 'Older →'));
+    await refreshHeader();
+  }
+
+  async function cancelMatching() {
+    const which = filter.status ? ` (not only ${filter.status.replace('_', ' ')} ones: a cancel has no status filter)` : '';
+    if (!await confirmDialog('Cancel all matching?',
+      `Cancels up to 10,000 outbox rows matching ${describe(filter, ['appId', 'triggerId', 'sourceKind', 'orderingKey', 'to'])}${which}: pending, scheduled and held ones are never delivered; one in flight finishes its attempt and ends cancelled unless that attempt delivers.`,
+      'Cancel the rows')) {
+      return;
+    }
+    await attempt('Bulk cancel', async () => {
+      const { appId, triggerId, sourceKind, orderingKey, to } = filter;
+      const body = Object.fromEntries(Object.entries({ appId, triggerId, sourceKind, orderingKey, olderThan: to }).filter(([, v]) => v));
+      const done = await api.post('admin/outbox/cancel', body);
+      notice(`${done.cancelled} row(s) cancelled, ${done.cancelRequested} in flight marked${done.more ? '; more remain: run again' : ''}.`);
+      cursors.length = 1;
+      await load();
+    });
+  }
+
+  async function replayMatching() {
+    if (!await confirmDialog('Replay all matching?',
+      `Puts up to 1000 dead letters matching ${describe(filter, ['appId', 'triggerId', 'sourceKind']) || 'every dead letter'} back into the outbox, due now, attempts reset.`, 'Replay')) {
+      return;
+    }
+    await attempt('Bulk replay', async () => {
+      const { appId, triggerId, sourceKind } = filter;
+      const body = Object.fromEntries(Object.entries({ appId, triggerId, sourceKind }).filter(([, v]) => v));
+      if (!Object.keys(body).length) {
+        body.all = true;
+      }
+      const done = await api.post('admin/dead-letters/replay', body);
+      notice(`Replayed ${done.replayed} dead letter${done.replayed === 1 ? '' : 's'}${done.more ? '; more still match — replay again for the next 1000' : ''}.`);
+      cursors.length = 1;
+      await load();
+    });
+  }
+
+  view.refresh = load;
+  await load();
+}
+
+function browseTable(items, at) {
+  return h('table#rows-table', {},
+    h('thead', {}, h('tr', {}, ['Row', 'Status', 'App', 'Trigger', 'Kind', 'Attempts', 'Ordering key', 'Last error', at]
+      .map(x => h(`th${x === 'Attempts' ? '.num' : ''}`, { scope: 'col' }, x)))),
+    h('tbody', {}, items.map(r => h('tr', { dataset: { id: r.id } },
+      h('td', {}, h('a.mono', { href: `#/rows/${r.id}`, title: r.id }, shortId(r.id))),
+      h('td', {}, h(`span.badge.status-${r.status}`, {}, r.status.replace('_', ' '))),
+      h('td.mono', { title: r.appId }, shortId(r.appId)),
+      h('td.mono', { title: r.triggerId || '' }, r.triggerId ? shortId(r.triggerId) : '—'),
+      h('td', {}, h('span.kind', {}, r.sourceKind)),
+      h('td.num', {}, r.attemptCount),
+      h('td.mono', {}, r.orderingKey ?? ''),
+      h('td.error-cell', { title: r.lastError ?? '' }, r.lastError ?? ''),
+      h('td', { title: time(r.at) }, ago(r.at))))));
 }
 
 // ---- triggers -------------------------------------------------------------------------------
@@ -516,6 +797,7 @@ async function triggersView(main, view) {
   });
   main.replaceChildren(
     h('section.card', {}, h('div.card-head', {}, h('h2', {}, 'Triggers')), filterForm, list, pager),
+    appHoldsCard(view),
     createTriggerCard(() => { cursors.length = 1; return load(); }));
 
   async function load() {
@@ -535,8 +817,25 @@ async function triggersView(main, view) {
 function triggerTable(items, reload) {
   const definition = (t, enabled) => {
     const body = { ...t, enabled };
-    ['id', 'appId', 'createdAt', 'updatedAt', 'secret', 'nextFireAt', 'lastFiredAt'].forEach(k => delete body[k]);
+    ['id', 'appId', 'createdAt', 'updatedAt', 'secret', 'nextFireAt', 'lastFiredAt', 'previousSecretExpiresAt', 'held']
+      .forEach(k => delete body[k]);
     return body;
+  };
+  const hold = async (t) => attempt(t.held ? 'Release trigger' : 'Hold trigger', async () => {
+    await api.post(`apps/${t.appId}/triggers/${t.id}/${t.held ? 'release' : 'hold'}`);
+    notice(t.held ? `Trigger ${shortId(t.id)} released: its held rows come due in their order.`
+      : `Trigger ${shortId(t.id)} on hold: its rows wait, unclaimed.`);
+    await reload();
+  });
+  const discard = async (t) => {
+    if (!await confirmDialog('Discard the pending rows?', `Every row of trigger ${shortId(t.id)} still in the outbox (held, pending or scheduled) is cancelled and never delivered; a row being delivered right now finishes its attempt.`, 'Discard pending')) {
+      return;
+    }
+    await attempt('Discard pending', async () => {
+      const done = await api.post('admin/outbox/cancel', { triggerId: t.id });
+      notice(`${done.cancelled} row(s) cancelled${done.cancelRequested ? `, ${done.cancelRequested} in flight marked` : ''}${done.more ? '; more remain: discard again' : ''}.`);
+      await reload();
+    });
   };
   const toggle = async (t) => attempt(t.enabled ? 'Disable trigger' : 'Enable trigger', async () => {
     await api.put(`apps/${t.appId}/triggers/${t.id}`, definition(t, !t.enabled));
@@ -554,18 +853,73 @@ function triggerTable(items, reload) {
     });
   };
   return h('table#triggers-table', {},
-    h('thead', {}, h('tr', {}, ['Trigger', 'App', 'Kind', 'Target', 'Max attempts', 'State', ''].map(x => h(`th${x === 'Max attempts' ? '.num' : ''}`, { scope: 'col' }, x)))),
-    h('tbody', {}, items.map(t => h('tr', {},
+    h('thead', {}, h('tr', {}, ['Trigger', 'App', 'Kind', 'Target', 'Max attempts', 'Last hour', 'State', ''].map(x => h(`th${x === 'Max attempts' ? '.num' : ''}`, { scope: 'col' }, x)))),
+    h('tbody', {}, items.map(t => h('tr', { 'data-trigger': t.id },
       h('td.mono', { title: t.id }, shortId(t.id)),
       h('td.mono', { title: t.appId }, shortId(t.appId)),
       h('td', {}, h('span.kind', {}, t.sourceKind)),
       h('td.target', {}, h('span.badge', {}, t.target.type), ' ', t.target[TARGET_FIELD[t.target.type]] || '',
         t.target.key ? ` (key: ${t.target.key})` : ''),
       h('td.num', {}, t.maxAttempts ?? 'default'),
-      h('td', {}, h(`span.badge.${t.enabled ? 'good' : 'muted'}`, {}, t.enabled ? 'enabled' : 'disabled')),
+      h('td.last-hour', {}, lastHour(t.lastHour)),
+      h('td', {}, h(`span.badge.${t.enabled ? 'good' : 'muted'}`, {}, t.enabled ? 'enabled' : 'disabled'),
+        t.circuit && t.circuit !== 'closed' ? [' ', h('span.badge.bad', { title: 'This node sends nothing to the origin until a probe reaches it (each node keeps its own circuit)' }, `circuit ${t.circuit.replace('_', '-')}`)] : '',
+        t.held ? [' ', h('span.badge.warn', {}, 'held')] : '',
+        t.onDeadLetter === 'block' ? [' ', h('span.badge', { title: 'An ordered lane whose head dead-letters waits until skipped or retried (Dead letters: Stuck lanes)' }, 'on dead letter: block')] : ''),
       h('td.actions', {},
         h('button.small', { type: 'button', onclick: () => toggle(t) }, t.enabled ? 'Disable' : 'Enable'),
+        h('button.small.hold', { type: 'button', onclick: () => hold(t) }, t.held ? 'Release' : 'Hold'),
+        h('button.small.discard', { type: 'button', onclick: () => discard(t) }, 'Discard pending'),
         h('button.small.danger-outline', { type: 'button', onclick: () => remove(t) }, 'Delete'))))));
+}
+
+// A trigger's last hour (GET /admin/triggers): delivered and dead rows, and how long its delivering attempts took.
+function lastHour(hour) {
+  if (!hour) {
+    return '';
+  }
+  const took = hour.p50Ms == null ? '' : ` · p50 ${hour.p50Ms} ms, p99 ${hour.p99Ms} ms`;
+  return `${hour.delivered} delivered, ${hour.dead} dead${took}`;
+}
+
+// Apps on hold: none of their rows is claimed until released (POST /admin/apps/{appId}/hold, …/release).
+function appHoldsCard(view) {
+  const list = h('div#app-holds');
+  const form = h('form.filters', { 'aria-label': 'Hold an app' },
+    h('label', {}, 'App id', h('input#hold-app', { required: true, placeholder: 'app id', size: 38 })),
+    h('button.primary', { type: 'submit' }, 'Hold app'));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    attempt('Hold app', async () => {
+      const app = $('hold-app').value.trim();
+      await api.post(`admin/apps/${encodeURIComponent(app)}/hold`);
+      notice(`App ${shortId(app)} on hold: its rows wait, unclaimed.`);
+      await load();
+    });
+  });
+  const release = (app) => attempt('Release app', async () => {
+    const done = await api.post(`admin/apps/${app}/release`);
+    notice(`App ${shortId(app)} released: ${done.releasedRows} held row(s) come due in their order.`);
+    await load();
+  });
+  async function load() {
+    const holds = await api.get('admin/holds');
+    if (current !== view) {
+      return;
+    }
+    list.replaceChildren(holds.apps.length
+      ? h('table#app-holds-table', {},
+        h('thead', {}, h('tr', {}, ['App', 'Since', 'By', ''].map(x => h('th', { scope: 'col' }, x)))),
+        h('tbody', {}, holds.apps.map(a => h('tr', {},
+          h('td.mono', { title: a.appId }, a.appId),
+          h('td', {}, a.heldAt),
+          h('td', {}, a.heldBy ?? ''),
+          h('td.actions', {}, h('button.small', { type: 'button', onclick: () => release(a.appId) }, 'Release'))))))
+      : h('p.empty', {}, 'No app is on hold.'));
+  }
+  attempt('Loading holds', load);
+  return h('section.card', {}, h('div.card-head', {}, h('h2', {}, 'Apps on hold'),
+    h('span.muted', {}, 'Held rows stay, spend no attempt and never dead-letter; release delivers them in their order.')), form, list);
 }
 
 function createTriggerCard(reload) {

@@ -1,6 +1,7 @@
 package dev.triggeroutbox.jmx;
 
 import dev.triggeroutbox.console.control.Counts;
+import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchCycle;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
@@ -138,6 +139,46 @@ public class JmxBeans {
         @Override
         public long getDead() {
             return sum(Counts.Live::dead);
+        }
+
+        @Override
+        public long getHeld() {
+            return sum(Counts.Live::held);
+        }
+
+        @Override
+        public String[] getHeldApps() {
+            try {
+                return actions.heldApps().toArray(String[]::new);
+            } catch (SQLException e) {
+                throw unavailable(e);
+            }
+        }
+
+        @Override
+        public boolean holdApp(String appId) {
+            try {
+                return actions.holdApp(appId(appId));
+            } catch (SQLException e) {
+                throw unavailable(e);
+            }
+        }
+
+        @Override
+        public int releaseApp(String appId) {
+            try {
+                return actions.releaseApp(appId(appId));
+            } catch (SQLException e) {
+                throw unavailable(e);
+            }
+        }
+
+        private static AppId appId(String text) {
+            try {
+                return AppId.parse(text.strip());
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("not an app id (a UUID): " + text);
+            }
         }
 
         @Override

@@ -20,6 +20,18 @@ public interface OutboxMXBean {
     /** Dead letters. */
     long getDead();
 
+    /** Rows waiting on a hold (of their app, or of their trigger: held or disabled). */
+    long getHeld();
+
+    /** The apps on hold. */
+    String[] getHeldApps();
+
+    /** Puts an app on hold (none of its rows is claimed until released); false when it was on hold already. Audited. */
+    boolean holdApp(String appId);
+
+    /** Takes an app off hold: its held rows come due in their order; how many. Audited. */
+    int releaseApp(String appId);
+
     /** Rows delivered in the last minute, on any node. */
     long getDeliveredLastMinute();
 

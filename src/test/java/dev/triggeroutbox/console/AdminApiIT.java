@@ -20,6 +20,7 @@ import java.net.URL;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -335,6 +336,67 @@ class AdminApiIT {
                 .stream().map(e -> e.getString("action")).toList();
     }
 
+    /**
+     * Twenty rows of one failure are one group (ids, times and numbers taken out), apart from another failure and
+     * another trigger's same failure; a group is replayed or discarded whole through its triggerId and errorGroup,
+     * audited; a bad filter changes nothing.
+     */
+    @Test
+    void deadLettersAreGroupedByFailureAndAGroupIsReplayedOrDiscardedWhole() {
+        UUID app = UUID.randomUUID();
+        UUID first = UUID.fromString(trigger(app, "kv", "recorder"));
+        UUID second = UUID.fromString(trigger(app, "docs", "recorder"));
+        for (int i = 0; i < 20; i++) {
+            deadLetter(app, "kv", "webhook answered 503 after " + (100 + i) + " ms at 2026-12-0" + (1 + i % 9) + "T10:1" + i % 10
+                    + ":00Z (request " + UUID.randomUUID() + ")", i, first);
+        }
+        deadLetter(app, "kv", "handler threw IllegalStateException: no stock", 1, first);
+        deadLetter(app, "kv", "handler threw IllegalStateException: no stock", 2, first);
+        deadLetter(app, "docs", "webhook answered 503 after 7 ms at 2026-12-01T10:00:00Z (request " + UUID.randomUUID() + ")", 3, second);
+
+        Api.Reply page = api.get(ADMIN, "admin/dead-letters/groups?appId=" + app);
+        assertEquals(200, page.status(), page.toString());
+        List<JsonObject> groups = page.object().getJsonArray("items").getValuesAs(JsonObject.class);
+        assertEquals(3, groups.size(), page.toString());
+        JsonObject big = groups.get(0);
+        assertEquals(20, big.getInt("count"), big.toString());
+        assertEquals(first.toString(), big.getString("triggerId"));
+        assertEquals("webhook answered <n> after <n> ms at <time> (request <id>)", big.getString("errorGroup"));
+        assertTrue(big.getString("sampleError").startsWith("webhook answered 503 after 100 ms"), "the newest row: " + big);
+        assertTrue(OffsetDateTime.parse(big.getString("firstSeen")).isBefore(OffsetDateTime.parse(big.getString("lastSeen"))), big.toString());
+        assertEquals(List.of(2, 1), groups.subList(1, 3).stream().map(g -> g.getInt("count")).toList());
+        Api.Reply paged = api.get(ADMIN, "admin/dead-letters/groups?appId=" + app + "&limit=2");
+        assertEquals("2", paged.object().getString("nextCursor"), paged.toString());
+        assertEquals(1, api.get(ADMIN, "admin/dead-letters/groups?appId=" + app + "&limit=2&cursor=2").object()
+                .getJsonArray("items").size());
+
+        String group = "{\"appId\":\"" + app + "\",\"triggerId\":\"" + first + "\",\"errorGroup\":\"" + big.getString("errorGroup") + "\"";
+        Api.Reply replayed = api.post(ADMIN, "admin/dead-letters/replay", group + ",\"limit\":15}");
+        assertEquals(200, replayed.status(), replayed.toString());
+        assertEquals(15, replayed.object().getInt("replayed"));
+        assertTrue(replayed.object().getBoolean("more"));
+        Api.Reply discarded = api.post(ADMIN, "admin/dead-letters/discard", group + "}");
+        assertEquals(200, discarded.status(), discarded.toString());
+        assertEquals(5, discarded.object().getInt("discarded"), "the rest of the group, and nothing of the others");
+        assertFalse(discarded.object().getBoolean("more"));
+        assertEquals(3, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app), "the other groups stay");
+        JsonObject audited = api.get(ADMIN, "admin/audit?action=dead-letters.bulk-discard").object().getJsonArray("items").getJsonObject(0);
+        assertEquals(5, audited.getInt("affected"));
+        assertEquals(big.getString("errorGroup"), audited.getJsonObject("filter").getString("errorGroup"));
+
+        for (String bad : List.of("{}", "{\"errorGroup\":\"\"}", "{\"triggerId\":\"nope\"}", "{\"appId\":\"" + app + "\",\"size\":1}")) {
+            Api.Reply refused = api.post(ADMIN, "admin/dead-letters/discard", bad);
+            assertEquals(400, refused.status(), bad + " " + refused);
+            assertTrue(refused.isProblem(), refused.toString());
+        }
+        assertEquals(400, api.get(ADMIN, "admin/dead-letters/groups?cursor=-1").status());
+        assertEquals(400, api.get(ADMIN, "admin/dead-letters/groups?triggerId=nope").status());
+        assertEquals(405, api.call(ADMIN, "DELETE", "admin/dead-letters/groups", null).status());
+        assertEquals(405, api.get(ADMIN, "admin/dead-letters/discard").status());
+        assertEquals(403, api.get(PRODUCER_A, "admin/dead-letters/groups").status());
+        assertEquals(3, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app), "a refusal changed something");
+    }
+
     @Test
     void nodesActivityAndBreakdownsShowWhatHappened() {
         // this server's dispatcher reports itself within a second or two
@@ -394,7 +456,8 @@ class AdminApiIT {
             }
             long waiting = kinds.getValuesAs(JsonObject.class).stream().mapToLong(k -> k.getJsonNumber("waiting").longValue()).sum();
             long dead = kinds.getValuesAs(JsonObject.class).stream().mapToLong(k -> k.getJsonNumber("dead").longValue()).sum();
-            assertEquals(first.getJsonNumber("pending").longValue() + first.getJsonNumber("scheduled").longValue(), waiting, first + " vs " + kinds);
+            assertEquals(first.getJsonNumber("pending").longValue() + first.getJsonNumber("scheduled").longValue()
+                    + first.getJsonNumber("held").longValue(), waiting, first + " vs " + kinds);
             assertEquals(first.getJsonNumber("dead").longValue(), dead, first + " vs " + kinds);
             return true;
         }, () -> "every try straddled a refresh");
@@ -484,5 +547,102 @@ class AdminApiIT {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
+    }
+
+    /** GET /admin/rows: each status where it lives, filtered, newest first, in cursor pages; bad parameters refused. */
+    @Test
+    void everyRowIsBrowsedByStatusAndFilter() {
+        UUID app = UUID.randomUUID();
+        Api.Reply created = api.post(ADMIN, "apps/" + app + "/triggers",
+                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"}}");
+        assertEquals(201, created.status(), created.toString());
+        String trigger = created.object().getString("id");
+        String later = java.time.OffsetDateTime.now().plusHours(1).toString();
+        List<String> scheduled = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Api.Reply r = api.post(ADMIN, "outbox", """
+                    {"appId":"%s","triggerId":"%s","sourceKind":"kv","payload":%d,"deliverAt":"%s","orderingKey":"k%d"}"""
+                    .formatted(app, trigger, i, later, i % 2));
+            assertEquals(201, r.status(), r.toString());
+            scheduled.add(0, r.object().getString("id")); // newest first
+        }
+        Api.Reply now = api.post(ADMIN, "outbox", """
+                {"appId":"%s","triggerId":"%s","sourceKind":"kv","payload":9}""".formatted(app, trigger));
+        String delivered = now.object().getString("id");
+        UUID dead = deadLetter(app, "kv", "boom 1", 5, UUID.fromString(trigger));
+        Eventually.until(WAIT, () -> listed("admin/rows?status=delivered&appId=" + app).equals(List.of(delivered)),
+                () -> api.get(ADMIN, "admin/rows?status=delivered&appId=" + app).toString());
+
+        assertEquals(scheduled, listed("admin/rows?status=scheduled&appId=" + app));
+        assertEquals(scheduled, listed("admin/rows?appId=" + app), "no status: every row in the outbox");
+        assertEquals(List.of(scheduled.get(0), scheduled.get(2)), listed("admin/rows?appId=" + app + "&orderingKey=k0"));
+        assertEquals(List.of(), listed("admin/rows?status=pending&appId=" + app));
+        assertEquals(List.of(dead.toString()), listed("admin/rows?status=dead&appId=" + app));
+        assertEquals(List.of(), listed("admin/rows?status=scheduled&appId=" + app + "&triggerId=" + UUID.randomUUID()));
+        assertEquals(List.of(), listed("admin/rows?status=scheduled&appId=" + app + "&from=" + later.replace("+", "%2B")));
+        JsonObject one = api.get(ADMIN, "admin/rows?status=scheduled&appId=" + app).object().getJsonArray("items").getJsonObject(0);
+        assertEquals("k0", one.getString("orderingKey"));
+        assertEquals(trigger, one.getString("triggerId"));
+        assertEquals("scheduled", one.getString("status"));
+
+        // pages of one: the cursor walks all three, then ends
+        List<String> walked = new java.util.ArrayList<>();
+        String cursor = null;
+        do {
+            JsonObject page = api.get(ADMIN, "admin/rows?status=scheduled&limit=1&appId=" + app + (cursor == null ? "" : "&cursor=" + cursor)).object();
+            page.getJsonArray("items").getValuesAs(JsonObject.class).forEach(r -> walked.add(r.getString("id")));
+            cursor = page.isNull("nextCursor") ? null : page.getString("nextCursor");
+        } while (cursor != null && walked.size() < 10);
+        assertEquals(scheduled, walked);
+
+        // the console's bulk cancel of a lane: one ordering key
+        Api.Reply cancel = api.post(ADMIN, "admin/outbox/cancel", "{\"appId\":\"" + app + "\",\"orderingKey\":\"k1\"}");
+        assertEquals(200, cancel.status(), cancel.toString());
+        assertEquals(1, cancel.object().getInt("cancelled"), cancel.toString());
+        assertEquals(List.of(scheduled.get(1)), listed("admin/rows?status=cancelled&appId=" + app));
+
+        for (String bad : List.of("status=late", "status=delivered&orderingKey=k0", "orderingKey=", "from=yesterday",
+                "to=10000-01-01T00:00:00Z", "limit=0", "cursor=nope", "triggerId=7", "sourceKind=nope")) {
+            Api.Reply r = api.get(ADMIN, "admin/rows?" + bad);
+            assertEquals(400, r.status(), bad + ": " + r);
+            assertTrue(r.isProblem(), r.toString());
+        }
+        assertEquals(403, api.get(PRODUCER_A, "admin/rows").status());
+    }
+
+    /** GET /admin/triggers: each trigger's last hour (delivered, dead, attempt p50/p99) and a webhook's circuit on this node. */
+    @Test
+    void triggersShowTheirLastHourAndCircuit() {
+        UUID app = UUID.randomUUID();
+        Api.Reply handler = api.post(ADMIN, "apps/" + app + "/triggers",
+                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"}}");
+        String delivering = handler.object().getString("id");
+        // nothing listens on port 9 of loopback: every attempt is refused, and after 5 the origin's circuit opens
+        Api.Reply webhook = api.post(ADMIN, "apps/" + app + "/triggers",
+                "{\"sourceKind\":\"docs\",\"target\":{\"type\":\"webhook\",\"url\":\"http://127.0.0.1:9/down\"},\"maxAttempts\":100}");
+        String refused = webhook.object().getString("id");
+        for (int i = 0; i < 6; i++) {
+            assertEquals(202, api.post(ADMIN, "apps/" + app + "/events", "{\"sourceKind\":\"kv\",\"payload\":" + i + "}").status());
+            assertEquals(202, api.post(ADMIN, "apps/" + app + "/events", "{\"sourceKind\":\"docs\",\"payload\":" + i + "}").status());
+        }
+        java.util.function.Function<String, JsonObject> item = id -> api.get(ADMIN, "admin/triggers?appId=" + app).object()
+                .getJsonArray("items").getValuesAs(JsonObject.class).stream().filter(t -> t.getString("id").equals(id)).findFirst().orElseThrow();
+        Eventually.until(WAIT, () -> item.apply(delivering).getJsonObject("lastHour").getInt("delivered") == 6,
+                () -> item.apply(delivering).toString());
+        JsonObject hour = item.apply(delivering).getJsonObject("lastHour");
+        assertEquals(0, hour.getInt("dead"));
+        assertTrue(hour.getInt("p50Ms") >= 0 && hour.getInt("p99Ms") >= hour.getInt("p50Ms"), hour.toString());
+        assertFalse(item.apply(delivering).containsKey("circuit"), "a handler has no circuit");
+        Eventually.until(WAIT, () -> !item.apply(refused).getString("circuit").equals("closed"), () -> item.apply(refused).toString());
+        JsonObject down = item.apply(refused).getJsonObject("lastHour");
+        assertEquals(0, down.getInt("delivered"));
+        assertTrue(down.isNull("p50Ms"), down.toString());
+        assertEquals(204, api.call(ADMIN, "DELETE", "apps/" + app + "/triggers/" + refused, null).status());
+    }
+
+    private List<String> listed(String path) {
+        Api.Reply r = api.get(ADMIN, path);
+        assertEquals(200, r.status(), r.toString());
+        return r.object().getJsonArray("items").getValuesAs(JsonObject.class).stream().map(o -> o.getString("id")).toList();
     }
 }

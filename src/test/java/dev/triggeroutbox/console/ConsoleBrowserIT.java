@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.rest.Api;
+import dev.triggeroutbox.rest.ItDatabase;
 import java.io.File;
 import java.io.IOException;
 import java.net.URL;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.UUID;
 import java.util.stream.Stream;
 import jakarta.json.JsonObject;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -201,6 +203,111 @@ class ConsoleBrowserIT {
         assertTrue(browser.findElements(By.id("row-cancel")).isEmpty(), "a cancelled row has no Cancel button");
         assertEquals("cancelled", api.get(PRODUCER_A, "outbox/" + row).object().getString("status"));
         screenshot("row-cancelled");
+    }
+
+    /** A trigger held with its button on the triggers page: its new row shows held on its row page, and Release delivers it. */
+    @Test
+    void aTriggerHeldFromTheTriggersPageHoldsItsRowsUntilReleased() throws IOException {
+        java.util.UUID app = java.util.UUID.randomUUID();
+        Api.Reply created = api.post(ADMIN, "apps/" + app + "/triggers", """
+                {"sourceKind":"files","target":{"type":"handler","name":"recorder"}}""");
+        assertEquals(201, created.status(), created.toString());
+        String trigger = created.object().getString("id");
+        browser.get(base.toString());
+        signIn(ADMIN, PASSWORD);
+        waitFor(By.id("count-held"));
+        browser.get(base + "#/triggers?appId=" + app);
+        By row = By.cssSelector("tr[data-trigger='" + trigger + "']");
+        waitFor(row).findElement(By.cssSelector("button.hold")).click();
+        until(() -> waitFor(row).getText().contains("held") && waitFor(row).getText().contains("Release"), () -> waitFor(row).getText());
+        assertTrue(api.get(ADMIN, "apps/" + app + "/triggers/" + trigger).object().getBoolean("held"));
+        screenshot("trigger-held");
+
+        Api.Reply r = api.post(ADMIN, "outbox", """
+                {"appId":"%s","sourceKind":"files","triggerId":"%s","payload":{"held":true}}""".formatted(app, trigger));
+        assertEquals(201, r.status(), r.toString());
+        String id = r.object().getString("id");
+        browser.get(base + "#/rows/" + id);
+        until(() -> "held".equals(waitFor(By.id("row-status")).getText()), () -> waitFor(By.id("row-status")).getText());
+        screenshot("row-held");
+
+        browser.get(base + "#/triggers?appId=" + app);
+        waitFor(row).findElement(By.cssSelector("button.hold")).click();
+        until(() -> !waitFor(row).getText().contains("held"), () -> waitFor(row).getText());
+        until(() -> "delivered".equals(api.get(ADMIN, "outbox/" + id).object().getString("status")),
+                () -> api.get(ADMIN, "outbox/" + id).toString());
+        // its row page shows the attempt that delivered it
+        browser.get(base + "#/rows/" + id);
+        until(() -> waitFor(By.id("row-attempts")).getText().contains("delivered"), () -> waitFor(By.id("row-attempts")).getText());
+        screenshot("row-attempts");
+    }
+
+    /** The Rows page lists a trigger's scheduled rows by the filter in its address; Cancel matching cancels them. */
+    @Test
+    void theRowsPageListsATriggersRowsAndCancelsThem() throws IOException {
+        String trigger = trigger("email", "recorder");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Api.Reply r = api.post(PRODUCER_A, "outbox", """
+                    {"appId":"%s","sourceKind":"email","triggerId":"%s","payload":{"n":%d},"deliverAt":"%s"}"""
+                    .formatted(APP_A, trigger, i, java.time.OffsetDateTime.now().plusHours(1)));
+            assertEquals(201, r.status(), r.toString());
+            ids.add(r.object().getString("id"));
+        }
+        browser.get(base.toString());
+        signIn(ADMIN, PASSWORD);
+        waitFor(By.id("count-dead"));
+        browser.get(base + "#/browse?status=scheduled&triggerId=" + trigger);
+        WebElement table = waitFor(By.id("rows-table"));
+        until(() -> ids.stream().allMatch(id -> !table.findElements(By.cssSelector("a[href='#/rows/" + id + "']")).isEmpty()),
+                table::getText);
+        assertTrue(table.getText().contains("scheduled"), table.getText());
+        assertTrue(!waitFor(By.id("rows-cancel")).isEnabled(), "a cancel is not offered for one status");
+        screenshot("rows-scheduled");
+        browser.get(base + "#/browse?triggerId=" + trigger);
+        until(() -> waitFor(By.id("rows-cancel")).isEnabled(), () -> "Cancel matching stays disabled");
+        waitFor(By.id("rows-cancel")).click();
+        waitFor(By.id("confirm-ok")).click();
+        for (String id : ids) {
+            until(() -> "cancelled".equals(api.get(PRODUCER_A, "outbox/" + id).object().getString("status")), () -> id + " not cancelled");
+        }
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'outbox.bulk-cancel' AND filter->>'triggerId' = ?", trigger));
+    }
+
+    /** A blocking trigger's lane stopped behind its dead head shows on the dead-letter page; Skip lets it move on. */
+    @Test
+    void aBlockedLaneIsSkippedFromTheDeadLetterPage() throws IOException {
+        Api.Reply created = api.post(ADMIN, "apps/" + APP_A + "/triggers", """
+                {"sourceKind":"kv","target":{"type":"handler","name":"failing"},"maxAttempts":1,"onDeadLetter":"block"}""");
+        assertEquals(201, created.status(), created.toString());
+        String trigger = created.object().getString("id");
+        String key = "console-lane-" + UUID.randomUUID();
+        for (int i = 0; i < 2; i++) {
+            Api.Reply r = api.post(PRODUCER_A, "outbox", """
+                    {"appId":"%s","sourceKind":"kv","triggerId":"%s","orderingKey":"%s","payload":{"n":%d}}"""
+                    .formatted(APP_A, trigger, key, i));
+            assertEquals(201, r.status(), r.toString());
+        }
+        java.util.function.Supplier<List<JsonObject>> lanes = () -> api.get(ADMIN, "admin/lanes?appId=" + APP_A).object()
+                .getJsonArray("items").getValuesAs(JsonObject.class).stream().filter(l -> key.equals(l.getString("orderingKey"))).toList();
+        until(() -> lanes.get().size() == 1, () -> "lanes: " + lanes.get());
+        String head = lanes.get().get(0).getString("headId");
+
+        browser.get(base.toString());
+        signIn(ADMIN, PASSWORD);
+        waitFor(By.id("count-dead"));
+        browser.findElement(By.cssSelector("nav a[data-view='dead-letters']")).click();
+        WebElement table = waitFor(By.id("lanes-table"));
+        until(() -> table.getText().contains(key) && table.getText().contains("blocked"), table::getText);
+        screenshot("lane-blocked");
+        table.findElements(By.tagName("tr")).stream().filter(tr -> tr.getText().contains(key)).findFirst().orElseThrow()
+                .findElement(By.cssSelector(".lane-skip")).click();
+        waitFor(By.id("confirm-ok")).click();
+        // the lane moved on: its next row ran, failed too and blocks it now
+        until(() -> lanes.get().stream().anyMatch(l -> !head.equals(l.getString("headId"))), () -> "lanes: " + lanes.get());
+        assertEquals("dead", api.get(ADMIN, "outbox/" + head).object().getString("status"), "the skipped head stays dead");
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'lane.skip' AND ?::uuid = ANY (target_ids)", head));
+        assertEquals(204, api.call(ADMIN, "DELETE", "apps/" + APP_A + "/triggers/" + trigger, null).status());
     }
 
     @Test

@@ -25,33 +25,60 @@ public final class Sql {
     }
 
     public static int update(String sql, Object... args) {
-        try (Connection con = dataSource().getConnection(); PreparedStatement ps = prepare(con, sql, args)) {
-            return ps.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return on(dataSource()).update(sql, args);
     }
 
     public static long count(String sql, Object... args) {
-        List<Object[]> rows = query(sql, args);
-        return ((Number) rows.get(0)[0]).longValue();
+        return on(dataSource()).count(sql, args);
     }
 
     public static List<Object[]> query(String sql, Object... args) {
-        try (Connection con = dataSource().getConnection(); PreparedStatement ps = prepare(con, sql, args);
-                ResultSet rs = ps.executeQuery()) {
-            List<Object[]> rows = new ArrayList<>();
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                Object[] row = new Object[n];
-                for (int i = 0; i < n; i++) {
-                    row[i] = rs.getObject(i + 1);
-                }
-                rows.add(row);
+        return on(dataSource()).query(sql, args);
+    }
+
+    /** The same on any data source: an embedded PostgreSQL of a test without a server. */
+    public static On on(DataSource dataSource) {
+        return new On(dataSource);
+    }
+
+    /** Direct SQL on one data source; each call its own connection, auto-committed. */
+    public record On(DataSource dataSource) {
+
+        public int update(String sql, Object... args) {
+            try (Connection con = dataSource.getConnection(); PreparedStatement ps = prepare(con, sql, args)) {
+                return ps.executeUpdate();
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
             }
-            return rows;
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
+        }
+
+        /** The first column of the first row, a number. */
+        public long count(String sql, Object... args) {
+            return ((Number) query(sql, args).get(0)[0]).longValue();
+        }
+
+        /** The first column of the first row, as text. */
+        public String text(String sql, Object... args) {
+            Object value = query(sql, args).get(0)[0];
+            return value == null ? null : value.toString();
+        }
+
+        public List<Object[]> query(String sql, Object... args) {
+            try (Connection con = dataSource.getConnection(); PreparedStatement ps = prepare(con, sql, args);
+                    ResultSet rs = ps.executeQuery()) {
+                List<Object[]> rows = new ArrayList<>();
+                int n = rs.getMetaData().getColumnCount();
+                while (rs.next()) {
+                    Object[] row = new Object[n];
+                    for (int i = 0; i < n; i++) {
+                        row[i] = rs.getObject(i + 1);
+                    }
+                    rows.add(row);
+                }
+                return rows;
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
         }
     }
 

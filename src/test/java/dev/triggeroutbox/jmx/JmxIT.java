@@ -98,5 +98,18 @@ class JmxIT {
         outbox.resume();
         assertEquals(false, outbox.isPaused());
         assertEquals(false, api.get(ADMIN, "admin/stats").object().getBoolean("paused"));
+
+        // an app held and released through JMX: the hold the admin API shows, audited as by "jmx"
+        String app = java.util.UUID.randomUUID().toString();
+        assertTrue(outbox.holdApp(app));
+        assertEquals(false, outbox.holdApp(app), "a second hold changes nothing");
+        assertTrue(java.util.List.of(outbox.getHeldApps()).contains(app));
+        assertTrue(api.get(ADMIN, "admin/holds").object().getJsonArray("apps").stream()
+                .anyMatch(h -> h.asJsonObject().getString("appId").equals(app)));
+        assertTrue(outbox.getHeld() >= 0);
+        assertEquals(0, outbox.releaseApp(app), "nothing was waiting");
+        assertEquals(java.util.List.of("app.release", "app.hold"), api.get(ADMIN, "admin/audit?targetId=" + app).object()
+                .getJsonArray("items").stream().map(e -> e.asJsonObject().getString("principal") + ":" + e.asJsonObject().getString("action"))
+                .map(a -> a.replace("jmx:", "")).toList());
     }
 }

@@ -2,6 +2,7 @@ package dev.triggeroutbox.rest;
 
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
 import static dev.triggeroutbox.support.ItUsers.PASSWORD;
+import static dev.triggeroutbox.support.Traces.assertContext;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -97,9 +98,13 @@ class ClientIT {
                 got.header("webhook-signature"), got.body()), "the client's verifier agrees with the specification's");
         assertFalse(WebhookVerifier.of(created.secret()).verify(got.header("webhook-id"), got.header("webhook-timestamp"),
                 got.header("webhook-signature"), got.body() + " "), "a changed body does not verify");
-        assertEquals(traceparent, got.header("traceparent"));
+        assertContext(traceparent, got.header("traceparent"));
         UUID row = rows.get(0).id();
         Eventually.until(WAIT, () -> client.status(row).status().equals("delivered"), () -> client.status(row).json().toString());
+        List<JsonObject> attempts = client.attempts(row);
+        assertEquals(1, attempts.size(), attempts.toString());
+        assertEquals("delivered", attempts.get(0).getString("outcome"));
+        assertEquals(204, attempts.get(0).getInt("httpStatus"));
 
         OutboxClient.Trigger rotated = client.rotateSecret(app, created.id());
         assertTrue(rotated.secret().startsWith("whsec_"));
@@ -147,6 +152,16 @@ class ClientIT {
         assertTrue(invoked.answered(), invoked.toString());
         assertEquals("ok", invoked.body().replace("\"", ""));
 
+        assertTrue(client.holdTrigger(app, handler.id()).held());
+        assertTrue(client.trigger(app, handler.id()).held());
+        UUID waiting = client.publish(app, Event.of("kv", Json.createValue(3)), Call.plain()).get(0).id();
+        assertEquals("held", client.status(waiting).status());
+        assertTrue(client.holdApp(app).getBoolean("held"));
+        assertFalse(client.releaseTrigger(app, handler.id()).held());
+        assertEquals("held", client.status(waiting).status(), "still held: by its app now");
+        assertFalse(client.releaseApp(app).getBoolean("held"));
+        Eventually.until(WAIT, () -> client.status(waiting).status().equals("delivered"), () -> client.status(waiting).json().toString());
+
         client.pause();
         try {
             assertTrue(client.stats().getBoolean("paused"));
@@ -154,6 +169,23 @@ class ClientIT {
             client.resume();
         }
         assertFalse(client.stats().getBoolean("paused"));
+    }
+
+    @Test
+    void keyedRowsAndLanes() {
+        OutboxClient.Trigger handler = client.createTrigger(app, TriggerDefinition.handler("kv", "recorder").onDeadLetter("block"), Call.plain());
+        assertEquals("block", handler.json().getString("onDeadLetter"));
+        UUID delivered = client.publish(app, Event.of("kv", Json.createValue(1)).orderingKey("order-1"), Call.plain()).get(0).id();
+        Eventually.until(WAIT, () -> client.status(delivered).status().equals("delivered"), () -> client.status(delivered).json().toString());
+        UUID later = client.enqueue(new NewRow(app, "kv", handler.id(), Json.createValue(2),
+                OffsetDateTime.now(ZoneOffset.UTC).plusHours(1)).orderingKey("order-2"));
+        assertEquals("order-2", client.status(later).orderingKey());
+
+        assertEquals(List.of(), client.lanes(app, 10), "a lane waiting for its time is not stuck");
+        ProblemException notBlocked = assertThrows(ProblemException.class, () -> client.skipLane(handler.id(), "order-1"));
+        assertEquals(409, notBlocked.status(), notBlocked.getMessage());
+        assertEquals("lane-not-blocked", notBlocked.type());
+        client.cancel(later);
     }
     @Test
     void theMicroProfileRestClientInterfaceCallsTheSameApi() {
@@ -169,7 +201,7 @@ class ClientIT {
         JsonObject published = api.publish(app, Json.createObjectBuilder().add("sourceKind", "kv").add("payload", 7).build(),
                 "mp-" + UUID.randomUUID(), traceparent, null);
         UUID row = UUID.fromString(published.getJsonArray("rows").getJsonObject(0).getString("id"));
-        assertEquals(traceparent, api.status(row).getString("traceparent"));
+        assertContext(traceparent, api.status(row).getString("traceparent"));
         Eventually.until(WAIT, () -> api.status(row).getString("status").equals("delivered"), () -> api.status(row).toString());
 
         try (Response invoked = api.invoke(app, triggerId, 10_000L, Json.createObjectBuilder().add("payload", "ping").build(),
@@ -185,6 +217,15 @@ class ClientIT {
         assertTrue(refused.errors().stream().anyMatch(e -> e.field().equals("sourceKind")), refused.errors().toString());
         ProblemException missing = assertThrows(ProblemException.class, () -> api.trigger(app, UUID.randomUUID()));
         assertEquals(404, missing.status());
+
+        assertEquals(0, api.deadLetterGroups(app.toString(), null, null, null, 10, null).getJsonArray("items").size());
+        assertEquals(0, api.lanes(app, 10).getJsonArray("items").size());
+        assertEquals(0, api.discardDeadLetters(Json.createObjectBuilder().add("appId", app.toString()).build()).getInt("discarded"));
+        assertTrue(api.holdTrigger(app, triggerId).getBoolean("held"));
+        assertFalse(api.releaseTrigger(app, triggerId).getBoolean("held"));
+        assertTrue(api.holdApp(app).getBoolean("held"));
+        assertTrue(api.holds().getJsonArray("apps").stream().anyMatch(h -> h.asJsonObject().getString("appId").equals(app.toString())));
+        assertFalse(api.releaseApp(app).getBoolean("held"));
 
         api.deleteTrigger(app, triggerId);
         assertEquals(0, api.triggers(app).size());

@@ -2,6 +2,8 @@ package dev.triggeroutbox.targets;
 
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
 import static dev.triggeroutbox.support.ItUsers.PASSWORD;
+import static dev.triggeroutbox.support.Traces.assertContext;
+import static dev.triggeroutbox.support.Traces.assertUntraced;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -145,7 +147,11 @@ class KafkaIT {
                 assertEquals("0", header(r, "outbox-trigger-depth"));
                 values.add(Integer.parseInt(r.value().replaceAll("\\D", "")));
                 boolean traced = Integer.parseInt(r.value().replaceAll("\\D", "")) < 100;
-                assertEquals(traced ? traceparent : null, header(r, "traceparent"), r.value());
+                if (traced) {
+                    assertContext(traceparent, header(r, "traceparent"), r.value());
+                } else {
+                    assertUntraced(header(r, "traceparent"), traceparent, r.value());
+                }
             }
             assertEquals(IntStream.range(0, 300).boxed().collect(Collectors.toSet()), values, "every payload as it was sent");
             assertEquals(1, partitions.size(), "one key, one partition: " + partitions);
@@ -279,6 +285,36 @@ class KafkaIT {
                 "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"kafka\",\"topic\":\"back\"}}");
         assertEquals(200, kafka.status(), kafka.toString());
         assertEquals("rowId", kafka.object().getJsonObject("target").getString("key"), "the default again: " + kafka);
+    }
+
+    @Test
+    void aLanesRecordsReachOnePartitionInLaneOrder() {
+        broker.createTopic(topic, 3);
+        trigger(topic, "orderingKey", 100);
+        int keys = 5;
+        int perKey = 20;
+        // interleaved across keys, half in one batch, half one by one
+        String events = IntStream.range(0, keys * perKey / 2)
+                .mapToObj(n -> "{\"sourceKind\":\"kv\",\"orderingKey\":\"key-" + n % keys + "\",\"payload\":{\"i\":" + n / keys + "}}")
+                .collect(Collectors.joining(","));
+        assertEquals(202, api.post(ADMIN, "apps/" + app + "/events:batch", "{\"events\":[" + events + "]}").status());
+        for (int n = keys * perKey / 2; n < keys * perKey; n++) {
+            Api.Reply r = api.post(ADMIN, "apps/" + app + "/events",
+                    "{\"sourceKind\":\"kv\",\"orderingKey\":\"key-" + n % keys + "\",\"payload\":{\"i\":" + n / keys + "}}");
+            assertEquals(202, r.status(), r.toString());
+        }
+        try (Topic read = new Topic(topic)) {
+            List<ConsumerRecord<String, String>> got = read.until(records -> records.size() >= keys * perKey);
+            assertEquals(keys * perKey, got.size(), "no record twice");
+            Map<String, List<ConsumerRecord<String, String>>> byKey = got.stream().collect(Collectors.groupingBy(ConsumerRecord::key));
+            assertEquals(keys, byKey.size(), byKey.keySet().toString());
+            byKey.forEach((key, records) -> {
+                assertEquals(1, records.stream().map(ConsumerRecord::partition).distinct().count(), key + ": one partition");
+                List<Integer> order = records.stream().sorted(java.util.Comparator.comparingLong(ConsumerRecord::offset))
+                        .map(r -> Integer.parseInt(r.value().replaceAll("\\D", ""))).toList();
+                assertEquals(IntStream.range(0, perKey).boxed().toList(), order, key + " in its lane's order");
+            });
+        }
     }
 
     private static String header(ConsumerRecord<?, ?> r, String name) {

@@ -81,6 +81,7 @@ final class BacklogPhase {
                 }
             }
             try (PreparedStatement explain = con.prepareStatement("EXPLAIN (ANALYZE, BUFFERS) " + ClaimSql.PRODUCT)) {
+                unpausedHere(con);
                 bind(explain, batch);
                 StringBuilder text = new StringBuilder();
                 try (ResultSet rs = explain.executeQuery()) {
@@ -97,6 +98,7 @@ final class BacklogPhase {
     }
 
     private static int claim(PreparedStatement claim, int batch) throws SQLException {
+        unpausedHere(claim.getConnection());
         bind(claim, batch);
         int rows = 0;
         try (ResultSet rs = claim.executeQuery()) {
@@ -106,6 +108,16 @@ final class BacklogPhase {
             }
         }
         return rows;
+    }
+
+    /**
+     * The claim takes nothing while dispatching is paused: in the harness's own transaction (rolled back after each
+     * claim) the switch says resumed, while the server's dispatcher still sees it paused.
+     */
+    private static void unpausedHere(Connection con) throws SQLException {
+        try (PreparedStatement ps = con.prepareStatement("UPDATE dispatcher_state SET paused = false")) {
+            ps.executeUpdate();
+        }
     }
 
     /** Binds the product's claim as a node with nothing in flight binds it: no app or trigger passed over. */

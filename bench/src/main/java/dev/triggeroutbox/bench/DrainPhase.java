@@ -25,6 +25,13 @@ final class DrainPhase {
         Progress.say("  (a) Trigger Outbox on WildFly: %,d rows in %.2f s = %,.0f rows/s (%,d batches, %.1f rows each)",
                 ours.count(), ours.seconds(), ours.perSecond(), batches, ours.count() / (double) batches);
 
+        // none with -Dbench.drain-keys=0 (a WAR from before ordered lanes has no ordering_key to write)
+        Results.Throughput keyed = s.drainKeys() > 0 ? keyed(bench, s.drainRows(), s.drainKeys()) : null;
+        if (keyed != null) {
+            Progress.say("  (a') the same, in %,d ordered lanes: %,d rows in %.2f s = %,.0f rows/s (%.2f of (a))", s.drainKeys(),
+                    keyed.count(), keyed.seconds(), keyed.perSecond(), keyed.perSecond() / ours.perSecond());
+        }
+
         try (DbSchedulerDrain peer = new DbSchedulerDrain(bench.db(), s.workerThreads(), s.pollMillis())) {
             peer.createTable();
             dbScheduler(bench, peer, s.warmupRows());
@@ -36,7 +43,7 @@ final class DrainPhase {
         floor = floor(bench, s.drainRows());
         Progress.say("  (c) raw SQL floor: %,d rows in %.2f s = %,.0f rows/s", floor.count(), floor.seconds(), floor.perSecond());
 
-        Results.Drain drain = new Results.Drain(s.drainRows(), ours, batches, dbScheduler, floor);
+        Results.Drain drain = new Results.Drain(s.drainRows(), ours, batches, dbScheduler, floor, s.drainKeys(), keyed);
         Progress.say("  (a)/(c) = %.2f (target >= 0.6)   (a)/(b) = %.2f (target >= 4)", drain.oursToFloor(), drain.oursToDbScheduler());
         return drain;
     }
@@ -46,6 +53,24 @@ final class DrainPhase {
         Settings s = bench.settings();
         dispatcher(bench, bench.tables(), s.warmupRows(), 0, "Trigger Outbox (WildFly)");
         return dispatcher(bench, bench.tables(), s.drainRows(), 0, "Trigger Outbox (WildFly)");
+    }
+
+    /** Drain (a'): the same rows spread over {@code keys} ordered lanes, each lane delivered one row at a time. */
+    static Results.Throughput keyed(Bench bench, int rows, int keys) throws Exception {
+        OutboxTables t = bench.tables();
+        bench.pause();
+        t.truncate("outbox", "delivery_history");
+        t.insertKeyed(rows, keys);
+        t.vacuumAnalyze("outbox");
+        OffsetDateTime start = t.paused(false);
+        Bench.await("(a') delivered", rows, () -> rows - t.count("outbox"), 30);
+        OffsetDateTime end = t.lastFinished();
+        long delivered = t.delivered();
+        bench.pause();
+        if (delivered != rows || t.count("dead_letters") != 0) {
+            throw new IllegalStateException("keyed drain: " + delivered + " of " + rows + " delivered");
+        }
+        return new Results.Throughput("Trigger Outbox, " + keys + " lanes", rows, Duration.between(start, end).toNanos() / 1e9);
     }
 
     /**

@@ -68,6 +68,24 @@ final class OutboxTables {
         insertDue(count, 0);
     }
 
+    /**
+     * As {@link #insertDue(Connection, int, int)}, the rows spread round-robin over {@code keys} ordering keys (lanes
+     * of the benchmark's trigger), each lane's rows enqueued in their due order, oldest first.
+     */
+    void insertKeyed(int count, int keys) throws SQLException {
+        try (Connection con = db.connect()) {
+            Jdbc.update(con, """
+                    INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload, root_execution_id, next_attempt_at,
+                                        ordering_key)
+                    SELECT gen_random_uuid(), ?, 'kv', ?,                  -- 1, 2: app, trigger
+                           jsonb_build_object('seq', g), gen_random_uuid(), now() - g * interval '1 millisecond',
+                           'key-' || (g % ?)                               -- 3: keys
+                    FROM generate_series(1, ?) g                           -- 4: how many
+                    ORDER BY g DESC                                        -- lane_seq in due order
+                    """, app, trigger, keys, count);
+        }
+    }
+
     void insertDue(int count, int pad) throws SQLException {
         try (Connection con = db.connect()) {
             insertDue(con, count, pad);

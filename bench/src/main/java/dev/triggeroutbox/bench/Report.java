@@ -25,6 +25,10 @@ final class Report {
             md.append("| | rows | seconds | rows/s | vs (c) |\n|---|---:|---:|---:|---:|\n");
             drainRow(md, "(a) Trigger Outbox: the WAR's dispatcher on WildFly (batch " + s.batchSize() + ", concurrency "
                     + s.concurrency() + ", history kept)", d.ours(), d.rawFloor());
+            if (d.keyed() != null) {
+                drainRow(md, f("(a') the same, its rows in %,d ordered lanes (orderingKey; one row of a lane at a time)", d.keys()),
+                        d.keyed(), d.rawFloor());
+            }
             drainRow(md, "(b) db-scheduler " + s.dbSchedulerVersion() + ": one-time tasks, lock-and-fetch, "
                     + s.workerThreads() + " threads", d.dbScheduler(), d.rawFloor());
             drainRow(md, "(c) raw SQL floor: one SKIP LOCKED claim + one DELETE per batch of " + s.batchSize()
@@ -193,7 +197,8 @@ final class Report {
         List<String> lines = new ArrayList<>();
         lines.add("section,metric,variant,value,unit");
         if (r.drain != null) {
-            for (Results.Throughput t : List.of(r.drain.ours(), r.drain.dbScheduler(), r.drain.rawFloor())) {
+            for (Results.Throughput t : java.util.stream.Stream.of(r.drain.ours(), r.drain.keyed(), r.drain.dbScheduler(),
+                    r.drain.rawFloor()).filter(java.util.Objects::nonNull).toList()) {
                 lines.add(csv("drain", "throughput", t.label(), t.perSecond(), "rows/s"));
                 lines.add(csv("drain", "seconds", t.label(), t.seconds(), "s"));
             }

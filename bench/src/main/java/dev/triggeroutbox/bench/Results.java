@@ -16,7 +16,9 @@ final class Results {
     }
 
     /** {@code oursBatches}: finishing transactions drain (a) took, so rows / batches is its real batch size. */
-    record Drain(int rows, Throughput ours, long oursBatches, Throughput dbScheduler, Throughput rawFloor) {
+    /** {@code keyed}: (a) with its rows in {@code keys} ordered lanes. */
+    record Drain(int rows, Throughput ours, long oursBatches, Throughput dbScheduler, Throughput rawFloor, int keys,
+            Throughput keyed) {
         double oursToFloor() {
             return ours.perSecond() / rawFloor.perSecond();
         }

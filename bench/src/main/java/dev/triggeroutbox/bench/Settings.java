@@ -12,6 +12,7 @@ import java.util.Set;
  *
  * @param drainRows         due rows each drain (a, b, c) delivers
  * @param warmupRows        rows each drain runs first, not measured (JIT, pools, caches)
+ * @param drainKeys         ordering keys of the keyed drain (a'): its rows spread over this many lanes
  * @param concurrency       the dispatcher's delivery permits (deliveries in flight; the product default)
  * @param workerThreads     db-scheduler's worker threads
  * @param batchSize         the dispatcher's batch size, and the raw floor's and the claim timing's
@@ -39,6 +40,7 @@ record Settings(
         boolean quick,
         int drainRows,
         int warmupRows,
+        int drainKeys,
         int concurrency,
         int workerThreads,
         int batchSize,
@@ -88,6 +90,7 @@ record Settings(
                 quick,
                 integer("bench.rows", quick ? 10_000 : 100_000),
                 integer("bench.warmup-rows", quick ? 2_000 : 10_000),
+                integer("bench.drain-keys", 1_000),
                 integer("bench.concurrency", 2000),
                 integer("bench.worker-threads", 32),
                 integer("bench.batch-size", 500),

@@ -72,6 +72,16 @@ public interface OutboxApi {
     @Path("admin/dead-letters/replay")
     JsonObject replayDeadLetters(JsonObject body, @HeaderParam("Idempotency-Key") String idempotencyKey);
 
+    /** Dead letters grouped by failure (GET /admin/dead-letters/groups; 200; outbox-admin). */
+    @GET
+    @Path("admin/dead-letters/groups")
+    JsonObject deadLetterGroups(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind, @QueryParam("error") String error, @QueryParam("triggerId") String triggerId, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
+
+    /** Discard every dead letter that matches (POST /admin/dead-letters/discard; 200; outbox-admin). */
+    @POST
+    @Path("admin/dead-letters/discard")
+    JsonObject discardDeadLetters(JsonObject body);
+
     /** One dead letter in full (GET /admin/dead-letters/{id}; 200; outbox-admin). */
     @GET
     @Path("admin/dead-letters/{id}")
@@ -86,6 +96,51 @@ public interface OutboxApi {
     @POST
     @Path("admin/dead-letters/{id}/replay")
     JsonObject replayDeadLetter(@PathParam("id") UUID id, @HeaderParam("Idempotency-Key") String idempotencyKey);
+
+    /** A row's delivery log (GET /outbox/{id}/attempts; 200; outbox-producer, outbox-admin). */
+    @GET
+    @Path("outbox/{id}/attempts")
+    JsonObject attempts(@PathParam("id") UUID id);
+
+    /** Hold a trigger's rows (POST /apps/{appId}/triggers/{id}/hold; 200; outbox-admin). */
+    @POST
+    @Path("apps/{appId}/triggers/{id}/hold")
+    JsonObject holdTrigger(@PathParam("appId") UUID appId, @PathParam("id") UUID id);
+
+    /** Release a held trigger (POST /apps/{appId}/triggers/{id}/release; 200; outbox-admin). */
+    @POST
+    @Path("apps/{appId}/triggers/{id}/release")
+    JsonObject releaseTrigger(@PathParam("appId") UUID appId, @PathParam("id") UUID id);
+
+    /** Hold every row of an app (POST /admin/apps/{appId}/hold; 200; outbox-admin). */
+    @POST
+    @Path("admin/apps/{appId}/hold")
+    JsonObject holdApp(@PathParam("appId") UUID appId);
+
+    /** Release an app on hold (POST /admin/apps/{appId}/release; 200; outbox-admin). */
+    @POST
+    @Path("admin/apps/{appId}/release")
+    JsonObject releaseApp(@PathParam("appId") UUID appId);
+
+    /** Apps on hold (GET /admin/holds; 200; outbox-admin). */
+    @GET
+    @Path("admin/holds")
+    JsonObject holds();
+
+    /** Ordered lanes that do not flow (GET /admin/lanes; 200; outbox-admin). */
+    @GET
+    @Path("admin/lanes")
+    JsonObject lanes(@QueryParam("appId") UUID appId, @QueryParam("limit") Integer limit);
+
+    /** Let a blocked lane move on (POST /admin/lanes/skip; 200, 409 lane-not-blocked; outbox-admin). */
+    @POST
+    @Path("admin/lanes/skip")
+    JsonObject skipLane(JsonObject body);
+
+    /** Retry a lane's head now (POST /admin/lanes/retry; 200, 409 lane-not-stuck; outbox-admin). */
+    @POST
+    @Path("admin/lanes/retry")
+    JsonObject retryLane(JsonObject body);
 
     /** Pause dispatching on every node (POST /admin/dispatcher/pause; 204; outbox-admin). */
     @POST

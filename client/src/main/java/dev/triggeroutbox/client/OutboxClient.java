@@ -28,28 +28,42 @@ import java.util.UUID;
 /**
  * A typed client of the outbox's REST API ({@code /outbox/api/v1}) on plain Jakarta REST: the producer calls
  * (publish, batches, enqueue, status, cancel, invoke) and the admin calls users script most (triggers, dead
- * letters, pause). Bodies are records; a refusal is a {@link ProblemException} with the problem's type and
- * fields; {@link Call} adds an {@code Idempotency-Key} and a W3C trace context. Needs a Jakarta REST client and
+ * letters, stuck lanes, pause). Bodies are records; a refusal is a {@link ProblemException} with the problem's type
+ * and fields; {@link Call} adds an {@code Idempotency-Key} and a W3C trace context. Needs a Jakarta REST client and
  * a JSON-P implementation on the classpath (every Jakarta EE server has both).
  */
 public final class OutboxClient implements AutoCloseable {
 
-    /** One event to publish: fanned out to every enabled trigger of its app and source kind. */
-    public record Event(String sourceKind, JsonValue payload, UUID rootExecutionId, Integer triggerDepth, OffsetDateTime deliverAt) {
+    /**
+     * One event to publish: fanned out to every enabled trigger of its app and source kind. Rows with the same
+     * {@code orderingKey} (1–200 characters) are delivered one at a time, in the order written, per trigger.
+     */
+    public record Event(String sourceKind, JsonValue payload, UUID rootExecutionId, Integer triggerDepth, OffsetDateTime deliverAt,
+            String orderingKey) {
 
         public Event {
             Objects.requireNonNull(sourceKind, "sourceKind");
             Objects.requireNonNull(payload, "payload");
         }
 
+        /** An event without an ordering key. */
+        public Event(String sourceKind, JsonValue payload, UUID rootExecutionId, Integer triggerDepth, OffsetDateTime deliverAt) {
+            this(sourceKind, payload, rootExecutionId, triggerDepth, deliverAt, null);
+        }
+
         /** An event due at once, starting its own cascade. */
         public static Event of(String sourceKind, JsonValue payload) {
-            return new Event(sourceKind, payload, null, null, null);
+            return new Event(sourceKind, payload, null, null, null, null);
         }
 
         /** The same event, delivered no earlier than {@code at}. */
         public Event deliverAt(OffsetDateTime at) {
-            return new Event(sourceKind, payload, rootExecutionId, triggerDepth, at);
+            return new Event(sourceKind, payload, rootExecutionId, triggerDepth, at, orderingKey);
+        }
+
+        /** The same event in the ordered lane {@code key} of each trigger it goes to. */
+        public Event orderingKey(String key) {
+            return new Event(sourceKind, payload, rootExecutionId, triggerDepth, deliverAt, key);
         }
 
         JsonObjectBuilder json() {
@@ -59,12 +73,16 @@ public final class OutboxClient implements AutoCloseable {
                 b.add("triggerDepth", triggerDepth);
             }
             addIf(b, "deliverAt", deliverAt);
+            addIf(b, "orderingKey", orderingKey);
             return b;
         }
     }
 
-    /** One row to enqueue for one trigger of an app (or for no trigger, where the source kind allows it). */
-    public record NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt) {
+    /**
+     * One row to enqueue for one trigger of an app (or for no trigger, where the source kind allows it); an
+     * {@code orderingKey} puts it in that trigger's (or the app's) ordered lane.
+     */
+    public record NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt, String orderingKey) {
 
         public NewRow {
             Objects.requireNonNull(appId, "appId");
@@ -72,8 +90,18 @@ public final class OutboxClient implements AutoCloseable {
             Objects.requireNonNull(payload, "payload");
         }
 
+        /** A row without an ordering key. */
+        public NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt) {
+            this(appId, sourceKind, triggerId, payload, deliverAt, null);
+        }
+
         public static NewRow of(UUID appId, String sourceKind, UUID triggerId, JsonValue payload) {
-            return new NewRow(appId, sourceKind, triggerId, payload, null);
+            return new NewRow(appId, sourceKind, triggerId, payload, null, null);
+        }
+
+        /** The same row in the ordered lane {@code key}. */
+        public NewRow orderingKey(String key) {
+            return new NewRow(appId, sourceKind, triggerId, payload, deliverAt, key);
         }
 
         JsonObjectBuilder json() {
@@ -81,6 +109,7 @@ public final class OutboxClient implements AutoCloseable {
                     .add("payload", payload);
             addIf(b, "triggerId", triggerId);
             addIf(b, "deliverAt", deliverAt);
+            addIf(b, "orderingKey", orderingKey);
             return b;
         }
     }
@@ -89,8 +118,17 @@ public final class OutboxClient implements AutoCloseable {
     public record Written(Integer event, UUID id, UUID triggerId) {
     }
 
-    /** Where a row stands ({@code pending, scheduled, in_flight, delivered, dead, cancelled}), with the whole answer. */
-    public record RowStatus(UUID id, String status, int attemptCount, String lastError, String traceparent, JsonObject json) {
+    /**
+     * Where a row stands ({@code pending, scheduled, in_flight, delivered, dead, cancelled}), with the whole answer;
+     * {@code orderingKey} while it waits or is dead (a finished row's history keeps none).
+     */
+    public record RowStatus(UUID id, String status, int attemptCount, String lastError, String traceparent, String orderingKey,
+            JsonObject json) {
+
+        /** A status without an ordering key. */
+        public RowStatus(UUID id, String status, int attemptCount, String lastError, String traceparent, JsonObject json) {
+            this(id, status, attemptCount, lastError, traceparent, null, json);
+        }
     }
 
     /**
@@ -105,11 +143,19 @@ public final class OutboxClient implements AutoCloseable {
     }
 
     /** A trigger as the API answers it; {@code secret} only in the answer that created or rotated it. */
-    public record Trigger(UUID id, String sourceKind, boolean enabled, String secret, JsonObject json) {
+    public record Trigger(UUID id, String sourceKind, boolean enabled, boolean held, String secret, JsonObject json) {
     }
 
-    /** What a trigger delivers to, and how often it tries. */
-    public record TriggerDefinition(String sourceKind, JsonObject target, Integer maxAttempts) {
+    /**
+     * What a trigger delivers to, how often it tries, and what its ordered lanes do when a head dead-letters:
+     * {@code onDeadLetter} {@code continue} (the default when null) or {@code block} (until an operator skips or retries).
+     */
+    public record TriggerDefinition(String sourceKind, JsonObject target, Integer maxAttempts, String onDeadLetter) {
+
+        /** A definition that leaves {@code onDeadLetter} to the server's default. */
+        public TriggerDefinition(String sourceKind, JsonObject target, Integer maxAttempts) {
+            this(sourceKind, target, maxAttempts, null);
+        }
 
         public static TriggerDefinition webhook(String sourceKind, URI url) {
             return new TriggerDefinition(sourceKind, Json.createObjectBuilder().add("type", "webhook").add("url", url.toString()).build(), null);
@@ -133,7 +179,12 @@ public final class OutboxClient implements AutoCloseable {
         }
 
         public TriggerDefinition maxAttempts(int attempts) {
-            return new TriggerDefinition(sourceKind, target, attempts);
+            return new TriggerDefinition(sourceKind, target, attempts, onDeadLetter);
+        }
+
+        /** {@code continue} or {@code block}. */
+        public TriggerDefinition onDeadLetter(String policy) {
+            return new TriggerDefinition(sourceKind, target, maxAttempts, policy);
         }
 
         JsonObject json() {
@@ -141,6 +192,7 @@ public final class OutboxClient implements AutoCloseable {
             if (maxAttempts != null) {
                 b.add("maxAttempts", maxAttempts);
             }
+            addIf(b, "onDeadLetter", onDeadLetter);
             return b.build();
         }
     }
@@ -250,6 +302,12 @@ public final class OutboxClient implements AutoCloseable {
         return rowStatus(object(send(request("outbox/" + row).buildGet()), 200));
     }
 
+    /** {@code GET /outbox/{id}/attempts}: the row's delivery log, first attempt first, each as the API answers it. */
+    public List<JsonObject> attempts(UUID row) {
+        return object(send(request("outbox/" + row + "/attempts").buildGet()), 200).getJsonArray("items")
+                .getValuesAs(JsonObject.class);
+    }
+
     /** {@code POST /outbox/{id}/cancel}: the row as it stands after (cancelled, or still in flight with cancelRequested). */
     public RowStatus cancel(UUID row) {
         Response r = send(request("outbox/" + row + "/cancel").buildPost(null));
@@ -293,6 +351,26 @@ public final class OutboxClient implements AutoCloseable {
         return trigger(object(send(request("apps/" + app + "/triggers/" + id + "/secret").buildPost(null)), 200));
     }
 
+    /** {@code POST …/hold}: from the commit on no node claims the trigger's rows (status {@code held}) until {@link #releaseTrigger}. */
+    public Trigger holdTrigger(UUID app, UUID id) {
+        return trigger(object(send(request("apps/" + app + "/triggers/" + id + "/hold").buildPost(null)), 200));
+    }
+
+    /** {@code POST …/release}: the trigger's held rows come due in the order they were due. */
+    public Trigger releaseTrigger(UUID app, UUID id) {
+        return trigger(object(send(request("apps/" + app + "/triggers/" + id + "/release").buildPost(null)), 200));
+    }
+
+    /** {@code POST /admin/apps/{app}/hold}: none of the app's rows is claimed until {@link #releaseApp}; the hold ({@code held, heldAt, heldBy}). */
+    public JsonObject holdApp(UUID app) {
+        return object(send(request("admin/apps/" + app + "/hold").buildPost(null)), 200);
+    }
+
+    /** {@code POST /admin/apps/{app}/release}: {@code held} false and {@code releasedRows}. */
+    public JsonObject releaseApp(UUID app) {
+        return object(send(request("admin/apps/" + app + "/release").buildPost(null)), 200);
+    }
+
     /** {@code GET /admin/stats}. */
     public JsonObject stats() {
         return object(send(request("admin/stats").buildGet()), 200);
@@ -314,6 +392,32 @@ public final class OutboxClient implements AutoCloseable {
 
     public void resume() {
         expect(send(request("admin/dispatcher/resume").buildPost(null)), 204);
+    }
+
+    /**
+     * {@code GET /admin/lanes}: ordered lanes that do not flow, of {@code app} (null: every app), up to {@code limit}
+     * of each state (null: 50), each as the API answers it ({@code state} {@code blocked} or {@code retrying},
+     * {@code triggerId, orderingKey, headId, attempts, waiting, since, lastError}).
+     */
+    public List<JsonObject> lanes(UUID app, Integer limit) {
+        WebTarget target = api.path("admin/lanes");
+        if (app != null) {
+            target = target.queryParam("appId", app);
+        }
+        if (limit != null) {
+            target = target.queryParam("limit", limit);
+        }
+        return object(send(authorized(target.request()).buildGet()), 200).getJsonArray("items").getValuesAs(JsonObject.class);
+    }
+
+    /** {@code POST /admin/lanes/skip}: the blocked lane moves on, its dead head stays a dead letter; 409 {@code lane-not-blocked}. */
+    public JsonObject skipLane(UUID trigger, String orderingKey) {
+        return object(post(Call.plain(), "admin/lanes/skip", lane(trigger, orderingKey)), 200);
+    }
+
+    /** {@code POST /admin/lanes/retry}: a blocked lane's dead head replayed, or a retrying head due now; 409 {@code lane-not-stuck}. */
+    public JsonObject retryLane(UUID trigger, String orderingKey) {
+        return object(post(Call.plain(), "admin/lanes/retry", lane(trigger, orderingKey)), 200);
     }
 
     // ---- the wire
@@ -387,6 +491,10 @@ public final class OutboxClient implements AutoCloseable {
         return rows;
     }
 
+    private static JsonObject lane(UUID trigger, String orderingKey) {
+        return Json.createObjectBuilder().add("triggerId", trigger.toString()).add("orderingKey", orderingKey).build();
+    }
+
     private static Invoked invoked(Response r) {
         try (r) {
             if (r.getStatus() == 200) {
@@ -402,12 +510,12 @@ public final class OutboxClient implements AutoCloseable {
 
     private static RowStatus rowStatus(JsonObject json) {
         return new RowStatus(UUID.fromString(json.getString("id")), json.getString("status"), json.getInt("attemptCount"),
-                text(json, "lastError"), text(json, "traceparent"), json);
+                text(json, "lastError"), text(json, "traceparent"), text(json, "orderingKey"), json);
     }
 
     private static Trigger trigger(JsonObject json) {
         return new Trigger(UUID.fromString(json.getString("id")), json.getString("sourceKind"), json.getBoolean("enabled", true),
-                text(json, "secret"), json);
+                json.getBoolean("held", false), text(json, "secret"), json);
     }
 
     /** The problem of a refused call; an answer that is not one (a proxy's, say) becomes one of its status. */

@@ -92,8 +92,14 @@ final class Rest {
      * does not know whether a row exists, and the ledger leaves it out.
      */
     List<UUID> publish(Node node, UUID app, String kind, String payload, Instant deliverAt) {
+        return publish(node, app, kind, payload, deliverAt, null);
+    }
+
+    /** As above, in the ordered lane of {@code orderingKey} (null: none). */
+    List<UUID> publish(Node node, UUID app, String kind, String payload, Instant deliverAt, String orderingKey) {
         String body = "{\"sourceKind\":\"" + kind + "\",\"payload\":" + payload
-                + (deliverAt == null ? "" : ",\"deliverAt\":\"" + deliverAt + "\"") + "}";
+                + (deliverAt == null ? "" : ",\"deliverAt\":\"" + deliverAt + "\"")
+                + (orderingKey == null ? "" : ",\"orderingKey\":\"" + orderingKey + "\"") + "}";
         try {
             HttpResponse<String> r = client.send(request(node, "/apps/" + app + "/events", PRODUCER, PRODUCER_PASSWORD)
                     .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),

@@ -12,7 +12,7 @@ import java.util.UUID;
 abstract class Scenario {
 
     /** The scenarios are numbered 1 to this. */
-    static final int LAST = 10;
+    static final int LAST = 11;
 
     final int number;
     final String title;
@@ -50,6 +50,7 @@ abstract class Scenario {
             case 8 -> new ClockSkew();
             case 9 -> new SlowReceiver();
             case 10 -> new StopNode();
+            case 11 -> new LaneKills();
             default -> throw new IllegalArgumentException("no scenario " + n);
         };
     }

@@ -1,10 +1,13 @@
 package dev.triggeroutbox.console.boundary;
 
 import dev.triggeroutbox.console.control.DeadLetterFilter;
+import dev.triggeroutbox.console.control.DeadLetters;
 import dev.triggeroutbox.console.control.PageCursor;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.rest.control.ApiException;
+import java.time.OffsetDateTime;
 import java.util.function.Function;
 
 /** Query parameters of the admin API, read strictly: a wrong one is a 400 naming it, never ignored. */
@@ -52,14 +55,37 @@ final class AdminParams {
                 "must be one of " + SourceKind.wireNames());
     }
 
+    /** An RFC 3339 time within the years 1 to 9999 (what PostgreSQL's timestamptz holds), or null. */
+    static OffsetDateTime time(String name, String value) {
+        OffsetDateTime t = parse(name, value, OffsetDateTime::parse, "must be an RFC 3339 time, e.g. 2026-12-03T10:00:00Z");
+        if (t != null && (t.getYear() < 1 || t.getYear() > 9999)) {
+            throw ApiException.invalid(name, "must be a time between the years 1 and 9999");
+        }
+        return t;
+    }
+
     static PageCursor cursor(String value) {
         return parse("cursor", value, PageCursor::decode, "is not a cursor from a previous page");
     }
 
     static DeadLetterFilter deadLetterFilter(String appId, String sourceKind, String error) {
+        return deadLetterFilter(appId, sourceKind, error, null, null);
+    }
+
+    /** {@code errorGroup}: a group as {@code GET /admin/dead-letters/groups} names it, matched exactly. */
+    static DeadLetterFilter deadLetterFilter(String appId, String sourceKind, String error, String triggerId, String errorGroup) {
         if (error != null && (error.isBlank() || error.length() > DeadLetterFilter.MAX_ERROR_TEXT)) {
             throw ApiException.invalid("error", "must be 1 to " + DeadLetterFilter.MAX_ERROR_TEXT + " characters");
         }
-        return new DeadLetterFilter(app(appId), kind(sourceKind), error);
+        if (errorGroup != null && (errorGroup.isEmpty() || errorGroup.length() > DeadLetterFilter.MAX_ERROR_GROUP)) {
+            throw ApiException.invalid("errorGroup", "must be 1 to " + DeadLetterFilter.MAX_ERROR_GROUP + " characters");
+        }
+        TriggerId trigger = parse("triggerId", triggerId, TriggerId::parse, "must be a UUID");
+        return new DeadLetterFilter(app(appId), kind(sourceKind), error, trigger, errorGroup);
+    }
+
+    /** A group page's cursor: where the previous page ended, a count of groups. */
+    static int groupOffset(String cursor) {
+        return cursor == null ? 0 : bounded("cursor", cursor, 0, 0, DeadLetters.MAX_GROUP_OFFSET);
     }
 }

@@ -3,17 +3,27 @@ package dev.triggeroutbox.console.boundary;
 import dev.triggeroutbox.console.control.Activity;
 import dev.triggeroutbox.console.control.AllTriggers;
 import dev.triggeroutbox.console.control.AuditLog;
+import dev.triggeroutbox.console.control.ConsoleJson;
 import dev.triggeroutbox.console.control.Counts;
 import dev.triggeroutbox.console.control.DeadLetters;
 import dev.triggeroutbox.console.control.Nodes;
+import dev.triggeroutbox.console.control.RowBrowser;
 import dev.triggeroutbox.console.control.Stats;
+import dev.triggeroutbox.console.control.TriggerActivity;
 import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
 import dev.triggeroutbox.outbox.control.RowStatus;
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.OrderingKey;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.SourceKind;
+import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.targets.control.WebhookTarget;
 import dev.triggeroutbox.triggers.boundary.TriggersResource;
+import dev.triggeroutbox.triggers.entity.TargetType;
+import dev.triggeroutbox.triggers.entity.Trigger;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -34,6 +44,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -64,6 +75,15 @@ public class AdminResource {
 
     @Inject
     DeadLetters deadLetters;
+
+    @Inject
+    RowBrowser rowBrowser;
+
+    @Inject
+    TriggerActivity triggerActivity;
+
+    @Inject
+    WebhookTarget webhooks;
 
     @Inject
     AuditLog audit;
@@ -107,11 +127,63 @@ public class AdminResource {
     @GET
     @Path("triggers")
     public JsonObject triggers(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
-            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
+            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) throws SQLException {
         AllTriggers.Page page = allTriggers.page(AdminParams.app(appId), AdminParams.kind(sourceKind),
                 AdminParams.limit(limit), AdminParams.cursor(cursor));
+        Map<UUID, TriggerActivity.LastHour> lastHour = triggerActivity.lastHour(page.items().stream().map(t -> t.id().value()).toList());
         JsonArrayBuilder items = Jsons.array();
-        page.items().forEach(t -> items.add(TriggersResource.json(t, false)));
+        for (Trigger t : page.items()) {
+            JsonObjectBuilder item = jakarta.json.Json.createObjectBuilder(TriggersResource.json(t, false));
+            TriggerActivity.LastHour h = lastHour.get(t.id().value());
+            JsonObjectBuilder hour = Jsons.object().add("delivered", h.delivered()).add("dead", h.dead());
+            item.add("lastHour", h.p50Millis() == null ? hour.addNull("p50Ms").addNull("p99Ms")
+                    : hour.add("p50Ms", Math.round(h.p50Millis())).add("p99Ms", Math.round(h.p99Millis())));
+            if (t.targetType() == TargetType.WEBHOOK) {
+                item.add("circuit", webhooks.circuit(t.target())); // this node's: each node keeps its own
+            }
+            items.add(item);
+        }
+        JsonObjectBuilder json = Jsons.object().add("items", items);
+        return (page.next() == null ? json.addNull("nextCursor") : json.add("nextCursor", page.next().encode())).build();
+    }
+
+    /**
+     * Every row, by status (none: every row still in the outbox), newest first, filtered; see {@link RowBrowser}.
+     * {@code from} and {@code to} bound the time the list is ordered by.
+     */
+    @GET
+    @Path("rows")
+    public JsonObject rows(@QueryParam("status") String status, @QueryParam("appId") String appId,
+            @QueryParam("triggerId") String triggerId, @QueryParam("sourceKind") String sourceKind,
+            @QueryParam("orderingKey") String orderingKey, @QueryParam("from") String from, @QueryParam("to") String to,
+            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) throws SQLException {
+        String s = AdminParams.parse("status", status, text -> {
+            if (!RowBrowser.LIVE.contains(text) && !RowBrowser.FINISHED.contains(text) && !text.equals("dead")) {
+                throw new IllegalArgumentException(text);
+            }
+            return text;
+        }, "must be one of pending, scheduled, in_flight, held, delivered, dead, cancelled");
+        if (orderingKey != null && OrderingKey.problem(orderingKey) != null) {
+            throw ApiException.invalid("orderingKey", OrderingKey.problem(orderingKey));
+        }
+        if (orderingKey != null && s != null && RowBrowser.FINISHED.contains(s)) {
+            throw ApiException.invalid("orderingKey", "applies to rows in the outbox and dead letters only: the history keeps no ordering key");
+        }
+        TriggerId trigger = AdminParams.parse("triggerId", triggerId, TriggerId::parse, "must be a UUID");
+        AppId app = AdminParams.app(appId);
+        SourceKind kind = AdminParams.kind(sourceKind);
+        RowBrowser.Page page = rowBrowser.page(new RowBrowser.Filter(s, app == null ? null : app.value(),
+                trigger == null ? null : trigger.value(), kind == null ? null : kind.wire(), orderingKey,
+                AdminParams.time("from", from), AdminParams.time("to", to)), AdminParams.limit(limit), AdminParams.cursor(cursor));
+        JsonArrayBuilder items = Jsons.array();
+        for (RowBrowser.Listed r : page.items()) {
+            JsonObjectBuilder json = Jsons.object().add("id", r.id().toString()).add("appId", r.appId().toString());
+            ConsoleJson.add(json, "triggerId", r.triggerId());
+            json.add("sourceKind", r.sourceKind()).add("status", r.status()).add("attemptCount", r.attempts());
+            ConsoleJson.add(json, "lastError", r.lastError());
+            ConsoleJson.add(json, "orderingKey", r.orderingKey());
+            items.add(json.add("createdAt", ConsoleJson.utc(r.createdAt())).add("at", ConsoleJson.utc(r.at())));
+        }
         JsonObjectBuilder json = Jsons.object().add("items", items);
         return (page.next() == null ? json.addNull("nextCursor") : json.add("nextCursor", page.next().encode())).build();
     }

@@ -51,7 +51,7 @@ public class DeadLettersResource {
 
     /** The most rows one bulk replay moves; a caller replays more by calling again while {@code more}. */
     static final int MAX_BULK = 1_000;
-    private static final Set<String> BULK_FIELDS = Set.of("appId", "sourceKind", "error", "all", "limit");
+    private static final Set<String> BULK_FIELDS = Set.of("appId", "sourceKind", "error", "triggerId", "errorGroup", "all", "limit");
 
     @Inject
     DeadLetters deadLetters;
@@ -77,6 +77,20 @@ public class DeadLettersResource {
             throws SQLException {
         DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error);
         return deadLetters.page(filter, AdminParams.limit(limit), AdminParams.cursor(cursor));
+    }
+
+    /**
+     * The dead letters that match, grouped by app, trigger, source kind and failure (the last error with its ids,
+     * times and numbers taken out), largest first; {@code errorGroup} and {@code triggerId} of a group replay or
+     * discard it through the bulk calls.
+     */
+    @GET
+    @Path("groups")
+    public JsonObject groups(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
+            @QueryParam("error") String error, @QueryParam("triggerId") String triggerId, @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor) throws SQLException {
+        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, null);
+        return deadLetters.groups(filter, AdminParams.limit(limit), AdminParams.groupOffset(cursor));
     }
 
     @GET
@@ -120,17 +134,9 @@ public class DeadLettersResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Transactional(rollbackOn = Exception.class)
     public Response replayMatching(@HeaderParam("Idempotency-Key") String key, JsonValue body) {
-        JsonBody b = JsonBody.of(body, BULK_FIELDS);
-        String appId = b.string("appId", false);
-        String sourceKind = b.string("sourceKind", false);
-        String error = b.string("error", false);
-        Boolean all = b.bool("all", false);
-        Integer limit = b.integer("limit", false, 1, MAX_BULK);
-        b.validate();
-        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error);
-        if (filter.isEmpty() && !Boolean.TRUE.equals(all)) {
-            throw ApiException.invalid("all", "must be true to replay without a filter (appId, sourceKind or error)");
-        }
+        Bulk bulk = bulk(body, "replay");
+        DeadLetterFilter filter = bulk.filter();
+        Integer limit = bulk.limit();
         String by = Callers.name(caller);
         return idempotency.once(by, key, "POST", uri.getPath(), String.valueOf(body), () -> {
             DeadLetters.Replayed done = Payloads.write(() -> {
@@ -146,6 +152,45 @@ public class DeadLettersResource {
         }).toResponse();
     }
 
+    /**
+     * Discards up to {@code limit} (at most {@link #MAX_BULK}) dead letters matching the filter, oldest first, in one
+     * transaction with its audit record. An empty filter must say {@code "all": true}.
+     */
+    @POST
+    @Path("discard")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Transactional(rollbackOn = Exception.class)
+    public JsonObject discardMatching(JsonValue body) throws SQLException {
+        Bulk bulk = bulk(body, "discard");
+        DeadLetters.Replayed done = deadLetters.discardMatching(bulk.filter(), bulk.limit() == null ? MAX_BULK : bulk.limit());
+        audit.record(Callers.name(caller), AuditLog.BULK_DISCARD, done.ids(), bulk.filter().json(), done.ids().size());
+        JsonArrayBuilder ids = Jsons.array();
+        done.ids().forEach(id -> ids.add(id.toString()));
+        return Jsons.object().add("discarded", done.ids().size()).add("more", done.more()).add("ids", ids).build();
+    }
+
+    /** The body of a bulk replay or discard, checked. */
+    private record Bulk(DeadLetterFilter filter, Integer limit) {
+    }
+
+    private static Bulk bulk(JsonValue body, String action) {
+        JsonBody b = JsonBody.of(body, BULK_FIELDS);
+        String appId = b.string("appId", false);
+        String sourceKind = b.string("sourceKind", false);
+        String error = b.string("error", false);
+        String triggerId = b.string("triggerId", false);
+        String errorGroup = b.string("errorGroup", false);
+        Boolean all = b.bool("all", false);
+        Integer limit = b.integer("limit", false, 1, MAX_BULK);
+        b.validate();
+        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, errorGroup);
+        if (filter.isEmpty() && !Boolean.TRUE.equals(all)) {
+            throw ApiException.invalid("all", "must be true to " + action
+                    + " without a filter (appId, sourceKind, error, triggerId or errorGroup)");
+        }
+        return new Bulk(filter, limit);
+    }
+
     @DELETE
     @Path("{id}")
     @Transactional(rollbackOn = Exception.class)
@@ -159,10 +204,16 @@ public class DeadLettersResource {
         return Response.noContent().build();
     }
 
-    /** {@code /admin/dead-letters/replay} is the bulk replay, not a dead letter's id: other methods there are 405. */
+    /**
+     * {@code /admin/dead-letters/replay} and {@code …/discard} are the bulk calls and {@code …/groups} the group list,
+     * not a dead letter's id: other methods there are 405.
+     */
     private static void onlyPostOnReplay(String id) {
-        if (id.equals("replay")) {
-            throw new NotAllowedException("POST");
+        switch (id) {
+            case "replay", "discard" -> throw new NotAllowedException("POST");
+            case "groups" -> throw new NotAllowedException("GET");
+            default -> {
+            }
         }
     }
 }

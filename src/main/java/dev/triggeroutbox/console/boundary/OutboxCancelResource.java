@@ -4,6 +4,7 @@ import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.outbox.control.CancelFilter;
 import dev.triggeroutbox.outbox.control.Cancellations;
 import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.OrderingKey;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
@@ -38,7 +39,7 @@ public class OutboxCancelResource {
 
     /** The most rows one call cancels (one transaction, one audit entry); a caller goes on while {@code more}. */
     static final int MAX_BULK = 10_000;
-    private static final Set<String> FIELDS = Set.of("appId", "triggerId", "sourceKind", "olderThan", "all");
+    private static final Set<String> FIELDS = Set.of("appId", "triggerId", "sourceKind", "olderThan", "orderingKey", "all");
 
     @Inject
     Cancellations cancellations;
@@ -62,11 +63,15 @@ public class OutboxCancelResource {
         if (olderThan != null && (olderThan.getYear() < 1 || olderThan.getYear() > 9999)) {
             b.error("olderThan", "must be a time between the years 1 and 9999");
         }
+        String orderingKey = b.string("orderingKey", false);
+        if (orderingKey != null && OrderingKey.problem(orderingKey) != null) {
+            b.error("orderingKey", OrderingKey.problem(orderingKey));
+        }
         Boolean all = b.bool("all", false);
         b.validate();
-        CancelFilter filter = new CancelFilter(app, trigger, kind, olderThan);
+        CancelFilter filter = new CancelFilter(app, trigger, kind, olderThan, orderingKey);
         if (filter.isEmpty() && !Boolean.TRUE.equals(all)) {
-            throw ApiException.invalid("all", "must be true to cancel without a filter (appId, triggerId, sourceKind or olderThan)");
+            throw ApiException.invalid("all", "must be true to cancel without a filter (appId, triggerId, sourceKind, orderingKey or olderThan)");
         }
         Cancellations.Bulk done = cancellations.cancelMatching(filter, MAX_BULK);
         audit.record(Callers.name(caller), AuditLog.BULK_CANCEL, done.ids(), filter.json(), done.ids().size());

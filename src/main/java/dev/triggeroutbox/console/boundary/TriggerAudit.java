@@ -19,7 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Adds trigger changes (create, replace, delete, secret rotation under {@code /apps/{appId}/triggers}) to the admin
+ * Adds trigger changes (create, replace, delete, secret rotation, hold and release under {@code /apps/{appId}/triggers}) to the admin
  * audit record once they succeeded. It runs after the change committed, so the triggers component
  * stays unaware of auditing; a record that cannot be written is logged, the change stands.
  */
@@ -27,8 +27,8 @@ import java.util.regex.Pattern;
 public class TriggerAudit implements ContainerResponseFilter {
 
     private static final Logger LOG = Logger.getLogger(TriggerAudit.class.getName());
-    /** A trigger collection, one trigger, or its secret (group 1: the trigger id, group 2: the secret). */
-    private static final Pattern TRIGGERS = Pattern.compile("/?apps/[^/]+/triggers(?:/([^/]+)(/secret)?)?/?");
+    /** A trigger collection, one trigger, or its secret, hold or release (group 1: the trigger id, group 2: which of those). */
+    private static final Pattern TRIGGERS = Pattern.compile("/?apps/[^/]+/triggers(?:/([^/]+)(/secret|/hold|/release)?)?/?");
 
     @Inject
     AuditLog audit;
@@ -47,7 +47,12 @@ public class TriggerAudit implements ContainerResponseFilter {
         boolean one = path.group(1) != null && path.group(2) == null;
         String action = switch (request.getMethod()) {
             case "POST" -> path.group(1) == null ? AuditLog.TRIGGER_CREATE
-                    : path.group(2) != null ? AuditLog.TRIGGER_ROTATE_SECRET : null;
+                    : path.group(2) == null ? null
+                    : switch (path.group(2)) {
+                        case "/secret" -> AuditLog.TRIGGER_ROTATE_SECRET;
+                        case "/hold" -> AuditLog.TRIGGER_HOLD;
+                        default -> AuditLog.TRIGGER_RELEASE;
+                    };
             case "PUT" -> one ? AuditLog.TRIGGER_REPLACE : null;
             case "DELETE" -> one ? AuditLog.TRIGGER_DELETE : null;
             default -> null;

@@ -37,13 +37,20 @@ public class AuditLog implements HousekeepingJob {
     public static final String REPLAY = "dead-letter.replay";
     public static final String BULK_REPLAY = "dead-letters.bulk-replay";
     public static final String DISCARD = "dead-letter.discard";
+    public static final String BULK_DISCARD = "dead-letters.bulk-discard";
     public static final String PAUSE = "dispatcher.pause";
     public static final String RESUME = "dispatcher.resume";
     public static final String TRIGGER_CREATE = "trigger.create";
     public static final String TRIGGER_REPLACE = "trigger.replace";
     public static final String TRIGGER_DELETE = "trigger.delete";
     public static final String TRIGGER_ROTATE_SECRET = "trigger.rotate-secret";
+    public static final String TRIGGER_HOLD = "trigger.hold";
+    public static final String TRIGGER_RELEASE = "trigger.release";
+    public static final String APP_HOLD = "app.hold";
+    public static final String APP_RELEASE = "app.release";
     public static final String BULK_CANCEL = "outbox.bulk-cancel";
+    public static final String LANE_SKIP = "lane.skip";
+    public static final String LANE_RETRY = "lane.retry";
 
     @Inject
     DataSource dataSource;

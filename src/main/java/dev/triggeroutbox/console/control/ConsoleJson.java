@@ -7,28 +7,28 @@ import java.time.format.DateTimeFormatter;
 import java.util.UUID;
 
 /** The admin API's JSON conventions: RFC 3339 times in UTC, absent values as explicit nulls. */
-final class ConsoleJson {
+public final class ConsoleJson {
 
     private ConsoleJson() {
     }
 
-    static String utc(OffsetDateTime t) {
+    public static String utc(OffsetDateTime t) {
         return DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.withOffsetSameInstant(ZoneOffset.UTC));
     }
 
-    static JsonObjectBuilder add(JsonObjectBuilder json, String name, UUID value) {
+    public static JsonObjectBuilder add(JsonObjectBuilder json, String name, UUID value) {
         return value == null ? json.addNull(name) : json.add(name, value.toString());
     }
 
-    static JsonObjectBuilder add(JsonObjectBuilder json, String name, String value) {
+    public static JsonObjectBuilder add(JsonObjectBuilder json, String name, String value) {
         return value == null ? json.addNull(name) : json.add(name, value);
     }
 
-    static JsonObjectBuilder add(JsonObjectBuilder json, String name, Integer value) {
+    public static JsonObjectBuilder add(JsonObjectBuilder json, String name, Integer value) {
         return value == null ? json.addNull(name) : json.add(name, value.intValue());
     }
 
-    static JsonObjectBuilder add(JsonObjectBuilder json, String name, OffsetDateTime value) {
+    public static JsonObjectBuilder add(JsonObjectBuilder json, String name, OffsetDateTime value) {
         return value == null ? json.addNull(name) : json.add(name, utc(value));
     }
 }

@@ -68,8 +68,8 @@ public class Counts {
     public record Group(UUID appId, String sourceKind) {
     }
 
-    /** Rows of one group in {@code outbox} and {@code dead_letters}; oldest due age 0 when none is due. */
-    public record Live(Group group, long pending, long scheduled, long inFlight, double oldestDueSeconds, long dead) {
+    /** Rows of one group in {@code outbox} and {@code dead_letters}; oldest due age 0 when none is due; {@code held}: parked by a hold. */
+    public record Live(Group group, long pending, long scheduled, long inFlight, double oldestDueSeconds, long dead, long held) {
     }
 
     /** Rows of one minute (or, per group, of the breakdowns' hour) that the history shows finished. */
@@ -104,10 +104,14 @@ public class Counts {
                     WITH live AS (
                         SELECT app_id, source_kind,
                                count(*) FILTER (WHERE NOT leased AND next_attempt_at <= now()) AS pending,
-                               count(*) FILTER (WHERE NOT leased AND next_attempt_at > now())  AS scheduled,
+                               count(*) FILTER (WHERE NOT leased AND next_attempt_at > now()
+                                                      AND next_attempt_at < 'infinity')            AS scheduled,
+                               -- parked by a hold (Holds); a held row not parked yet counts where it is due
+                               count(*) FILTER (WHERE NOT leased AND next_attempt_at = 'infinity') AS held,
                                count(*) FILTER (WHERE leased)                                  AS in_flight,
                                min(next_attempt_at) FILTER (WHERE NOT leased AND next_attempt_at <= now()) AS oldest_due
-                        FROM (SELECT app_id, source_kind, next_attempt_at,
+                        -- a row waiting behind its lane's head (V20) counts at its own due time
+                        FROM (SELECT app_id, source_kind, coalesce(lane_due_at, next_attempt_at) AS next_attempt_at,
                                      claim_token IS NOT NULL AND lease_expires_at > now() AS leased
                               FROM outbox) o
                         GROUP BY 1, 2
@@ -115,16 +119,16 @@ public class Counts {
                         SELECT app_id, source_kind, count(*) AS dead FROM dead_letters GROUP BY 1, 2
                     )
                     SELECT app_id, source_kind, coalesce(pending, 0), coalesce(scheduled, 0), coalesce(in_flight, 0),
-                           coalesce(extract(epoch FROM now() - oldest_due), 0), coalesce(dead, 0), now()
+                           coalesce(extract(epoch FROM now() - oldest_due), 0), coalesce(dead, 0), now(), coalesce(held, 0)
                     FROM live FULL JOIN dead USING (app_id, source_kind)
                     UNION ALL
-                    SELECT NULL, NULL, 0, 0, 0, 0, 0, now()           -- the clock, when both tables are empty
+                    SELECT NULL, NULL, 0, 0, 0, 0, 0, now(), 0        -- the clock, when both tables are empty
                     """); ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     asOf = rs.getObject(8, java.time.OffsetDateTime.class).toInstant();
                     if (rs.getString(2) != null) {
                         live.add(new Live(new Group(rs.getObject(1, UUID.class), rs.getString(2)), rs.getLong(3),
-                                rs.getLong(4), rs.getLong(5), rs.getDouble(6), rs.getLong(7)));
+                                rs.getLong(4), rs.getLong(5), rs.getDouble(6), rs.getLong(7), rs.getLong(9)));
                     }
                 }
             }

@@ -20,13 +20,19 @@ import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 
-/** Dead letters for the admin API: pages newest first, one in full, replay (one or all that match), discard. */
+/**
+ * Dead letters for the admin API: pages newest first, one in full, the groups of one failure, replay and discard
+ * (one, or all that match).
+ */
 @ApplicationScoped
 public class DeadLetters {
 
-    /** What a bulk replay did: the rows now back in the outbox, and whether more still match. */
+    /** What a bulk replay or discard did: the rows it replayed or discarded, and whether more still match. */
     public record Replayed(List<UUID> ids, boolean more) {
     }
+
+    /** The most groups one page holds, and the furthest a page may start: groups are counted anew for each page. */
+    public static final int MAX_GROUP_OFFSET = 100_000;
 
     @Inject
     DataSource dataSource;
@@ -61,10 +67,10 @@ public class DeadLetters {
                         SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth, attempt_count,
                                last_error, created_at, dead_at, payload::text AS payload
                         FROM dead_letters
-                        WHERE %s                                                      -- 3..8: filter
-                          AND (?::timestamptz IS NULL OR (dead_at, id) < (?::timestamptz, ?::uuid))  -- 9..11: cursor
+                        WHERE %s                                                      -- 3..12: filter
+                          AND (?::timestamptz IS NULL OR (dead_at, id) < (?::timestamptz, ?::uuid))  -- 13..15: cursor
                         ORDER BY dead_at DESC, id DESC
-                        LIMIT ?                                                       -- 12: page size + 1
+                        LIMIT ?                                                       -- 16: page size + 1
                     ) c
                 ) w
                 ORDER BY dead_at DESC, id DESC
@@ -156,11 +162,13 @@ public class DeadLetters {
             )
             INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                                 origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts, last_error,
-                                traceparent, tracestate)
+                                traceparent, tracestate, ordering_key, lane_seq)
             SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                    origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts,
                    'replayed by ' || ? || ' after: ' || last_error,                 -- admin
-                   traceparent, tracestate                                          -- the replay joins the row's trace
+                   traceparent, tracestate,                                         -- the replay joins the row's trace
+                   -- its lane and place (null for dead letters from before V20: a place of their own, next)
+                   ordering_key, coalesce(lane_seq, nextval('outbox_lane_seq'))
             FROM revived
             RETURNING id
             """;
@@ -183,24 +191,29 @@ public class DeadLetters {
         }
     }
 
+    /** The dead letters a bulk replay or discard takes: up to a limit that match, oldest first, skipping those another admin holds. */
+    private static final String PICKED = """
+            WITH picked AS (
+                SELECT id FROM dead_letters
+                WHERE %s                                                              -- 1..10: filter
+                ORDER BY dead_at, id
+                LIMIT ?                                                               -- 11
+                FOR UPDATE SKIP LOCKED
+            )
+            """.formatted(DeadLetterFilter.WHERE);
+
     /**
      * Puts up to {@code limit} dead letters that match back into the outbox, oldest first, in one
      * statement; dead letters another admin is replaying or discarding right now are skipped.
      */
     @Transactional(Transactional.TxType.REQUIRED)
     public Replayed replayMatching(DeadLetterFilter filter, int limit, String by) throws SQLException {
-        String sql = """
-                WITH picked AS (
-                    SELECT id FROM dead_letters
-                    WHERE %s                                                          -- 1..6: filter
-                    ORDER BY dead_at, id
-                    LIMIT ?                                                           -- 7
-                    FOR UPDATE SKIP LOCKED
-                ), revived AS (
+        String sql = PICKED + """
+                , revived AS (
                     DELETE FROM dead_letters d USING picked WHERE d.id = picked.id
                     RETURNING d.*
                 )
-                """.formatted(DeadLetterFilter.WHERE) + REVIVE;                       // 8: admin
+                """ + REVIVE;                                                         // 12: admin
         List<UUID> ids = new ArrayList<>();
         try (Connection con = dataSource.getConnection()) {
             try (PreparedStatement ps = con.prepareStatement(sql)) {
@@ -213,13 +226,99 @@ public class DeadLetters {
                     }
                 }
             }
-            try (PreparedStatement ps = con.prepareStatement(
-                    "SELECT EXISTS (SELECT 1 FROM dead_letters WHERE " + DeadLetterFilter.WHERE + ")")) { // 1..6
-                filter.bind(ps, 1);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return new Replayed(ids, rs.getBoolean(1));
+            return new Replayed(ids, matches(con, filter));
+        }
+    }
+
+    /**
+     * The dead letters that match, grouped by app, trigger, source kind and failure ({@code outbox_error_group}), the
+     * largest groups first: each with its count, when it was first and last seen and its newest row's id and error.
+     * {@code offset} groups are skipped (the next page's cursor); the groups are counted anew for each page, so a page
+     * taken while rows die or are replayed may repeat or miss a group.
+     */
+    public JsonObject groups(DeadLetterFilter filter, int limit, int offset) throws SQLException {
+        String sql = """
+                WITH g AS (
+                    SELECT app_id, trigger_id, source_kind, outbox_error_group(last_error) AS error_group,
+                           count(*) AS n, min(dead_at) AS first_seen, max(dead_at) AS last_seen
+                    FROM dead_letters
+                    WHERE %s                                                          -- 1..10: filter
+                    GROUP BY 1, 2, 3, 4
+                    ORDER BY n DESC, last_seen DESC, app_id, trigger_id NULLS FIRST, source_kind, error_group
+                    LIMIT ? OFFSET ?                                                  -- 11: page size + 1, 12: offset
+                )
+                SELECT g.*, s.id AS sample_id, s.last_error AS sample_error
+                FROM g CROSS JOIN LATERAL (
+                    -- the group's newest row, through dead_letters_app (app_id, dead_at DESC, id)
+                    SELECT d.id, d.last_error FROM dead_letters d
+                    WHERE d.app_id = g.app_id AND d.dead_at = g.last_seen
+                      AND d.trigger_id IS NOT DISTINCT FROM g.trigger_id AND d.source_kind = g.source_kind
+                      AND outbox_error_group(d.last_error) = g.error_group
+                    ORDER BY d.id LIMIT 1
+                ) s
+                ORDER BY g.n DESC, g.last_seen DESC, g.app_id, g.trigger_id NULLS FIRST, g.source_kind, g.error_group
+                """.formatted(DeadLetterFilter.WHERE);
+        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+            int i = filter.bind(ps, 1);
+            ps.setInt(i, limit + 1);
+            ps.setInt(i + 1, offset);
+            JsonArrayBuilder items = Jsons.array();
+            boolean more = false;
+            try (ResultSet rs = ps.executeQuery()) {
+                for (int n = 0; rs.next(); n++) {
+                    if (n == limit) {
+                        more = true;
+                        break;
+                    }
+                    JsonObjectBuilder group = Jsons.object()
+                            .add("appId", rs.getObject("app_id", UUID.class).toString())
+                            .add("sourceKind", rs.getString("source_kind"))
+                            .add("errorGroup", rs.getString("error_group"))
+                            .add("count", rs.getLong("n"))
+                            .add("firstSeen", ConsoleJson.utc(rs.getObject("first_seen", OffsetDateTime.class)))
+                            .add("lastSeen", ConsoleJson.utc(rs.getObject("last_seen", OffsetDateTime.class)))
+                            .add("sampleId", rs.getObject("sample_id", UUID.class).toString())
+                            .add("sampleError", rs.getString("sample_error"));
+                    ConsoleJson.add(group, "triggerId", rs.getObject("trigger_id", UUID.class));
+                    items.add(group);
                 }
+            }
+            JsonObjectBuilder page = Jsons.object().add("items", items);
+            return ConsoleJson.add(page, "nextCursor", more && offset + limit <= MAX_GROUP_OFFSET ? Integer.toString(offset + limit) : null).build();
+        }
+    }
+
+    /**
+     * Discards up to {@code limit} dead letters that match, oldest first, in one statement; dead letters another
+     * admin is replaying or discarding right now are skipped. A waiting invoke's stored answer stays.
+     */
+    @Transactional(Transactional.TxType.REQUIRED)
+    public Replayed discardMatching(DeadLetterFilter filter, int limit) throws SQLException {
+        String sql = PICKED + """
+                DELETE FROM dead_letters d USING picked WHERE d.id = picked.id
+                RETURNING d.id
+                """;
+        List<UUID> ids = new ArrayList<>();
+        try (Connection con = dataSource.getConnection()) {
+            try (PreparedStatement ps = con.prepareStatement(sql)) {
+                ps.setInt(filter.bind(ps, 1), limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getObject(1, UUID.class));
+                    }
+                }
+            }
+            return new Replayed(ids, matches(con, filter));
+        }
+    }
+
+    private static boolean matches(Connection con, DeadLetterFilter filter) throws SQLException {
+        try (PreparedStatement ps = con.prepareStatement(
+                "SELECT EXISTS (SELECT 1 FROM dead_letters WHERE " + DeadLetterFilter.WHERE + ")")) { // 1..10
+            filter.bind(ps, 1);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
             }
         }
     }

@@ -18,13 +18,13 @@ public class Stats {
 
     public JsonObject totals() throws SQLException {
         Counts.Snapshot snapshot = counts.snapshot();
-        long[] sum = new long[4];
+        long[] sum = new long[5];
         double oldest = 0;
         Map<String, long[]> byKind = new TreeMap<>();
         for (Counts.Live l : snapshot.live()) {
-            long[] kind = byKind.computeIfAbsent(l.group().sourceKind(), k -> new long[4]);
-            long[] add = {l.pending(), l.scheduled(), l.inFlight(), l.dead()};
-            for (int i = 0; i < 4; i++) {
+            long[] kind = byKind.computeIfAbsent(l.group().sourceKind(), k -> new long[5]);
+            long[] add = {l.pending(), l.scheduled(), l.inFlight(), l.dead(), l.held()};
+            for (int i = 0; i < 5; i++) {
                 kind[i] += add[i];
                 sum[i] += add[i];
             }
@@ -32,12 +32,13 @@ public class Stats {
         }
         JsonObjectBuilder kinds = Jsons.object();
         byKind.forEach((kind, c) -> kinds.add(kind, Jsons.object().add("pending", c[0]).add("scheduled", c[1])
-                .add("inFlight", c[2]).add("dead", c[3])));
+                .add("inFlight", c[2]).add("dead", c[3]).add("held", c[4])));
         return Jsons.object()
                 .add("pending", sum[0])
                 .add("scheduled", sum[1])
                 .add("inFlight", sum[2])
                 .add("dead", sum[3])
+                .add("held", sum[4])
                 .add("deliveredLastMinute", snapshot.deliveredLastMinute())
                 .add("oldestDueAgeSeconds", Math.round(oldest * 1000) / 1000.0)
                 .add("byKind", kinds)

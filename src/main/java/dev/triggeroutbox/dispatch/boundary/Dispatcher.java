@@ -10,6 +10,7 @@ import dev.triggeroutbox.dispatch.control.Housekeeping;
 import dev.triggeroutbox.dispatch.control.NodeHeartbeat;
 import dev.triggeroutbox.dispatch.control.OutageLog;
 import dev.triggeroutbox.dispatch.control.ShutdownDrain;
+import dev.triggeroutbox.holds.control.Holds;
 import dev.triggeroutbox.triggers.control.CronFires;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -37,8 +38,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The poll timer of this node (every node has its own; nodes coordinate only through the database). Each
- * tick recovers expired leases, fires due cron triggers, runs the housekeeping jobs (each table's owner
- * prunes its own table) and wakes the drain loop; commits that enqueue wake it too, on this node directly and
+ * tick recovers expired leases, parks held rows out of the claims' way and puts released ones back ({@link Holds}),
+ * fires due cron triggers, runs the housekeeping jobs (each table's owner prunes its own table) and wakes the drain loop; commits that enqueue wake it too, on this node directly and
  * on every node through the {@link CommitListener}, so the timer is the safety net, not the latency path.
  * <p>
  * The ticks come from a non-persistent EJB interval timer. WildFly and Payara run those on {@code
@@ -93,6 +94,9 @@ public class Dispatcher {
 
     @Inject
     Housekeeping housekeeping;
+
+    @Inject
+    Holds holds;
 
     @Inject
     ShutdownDrain shutdownDrain;
@@ -223,6 +227,10 @@ public class Dispatcher {
             heartbeat.beat(!dispatching || drainLoop.paused());
             if (dispatching) {
                 recoverLeases();
+                Holds.Settled settled = holds.settle();
+                if (settled.parked() + settled.unparked() > 0) {
+                    LOG.fine(() -> settled.parked() + " held row(s) parked, " + settled.unparked() + " released row(s) put back");
+                }
             }
             if (cronEnabled) {
                 cronFires.fireDue();

@@ -37,7 +37,8 @@ public class Claims {
     /**
      * The claim (public so the benchmark times exactly this statement; {@link #bind} sets its parameters). It
      * locks a window of the earliest due rows, passing over apps and triggers that already have their share of
-     * this node in flight. When that window is full (a backlog: one app's burst can fill it alone), it also
+     * this node in flight, and over those on hold (apps on hold, triggers held or disabled: their rows wait, see
+     * holds/control/Holds); while dispatching is paused (DispatcherSwitch) it takes nothing. When that window is full (a backlog: one app's burst can fill it alone), it also
      * locks the earliest due rows of every other app with rows due behind it, found one index probe per app
      * ({@code outbox_app_due}, V13). From all these it takes at most each app's and each trigger's remaining
      * room, interleaving apps (every app's first row, then every app's second, …; due order within an app), so
@@ -50,20 +51,26 @@ public class Claims {
     public static final String CLAIM = """
             WITH RECURSIVE params AS (
                 SELECT ?::timestamptz AS from_due,                   -- 1: where the last full claim ended
-                       ?::uuid[] AS full_apps,                       -- 2: apps at their share
-                       ?::uuid[] AS full_triggers,                   -- 3: triggers at their share
-                       ?::int AS window_size,                        -- 4: window
+                       -- 2: apps at their share, and the apps on hold (read here, so a hold committed before
+                       -- this claim began is seen; a handful of rows)
+                       ?::uuid[] || ARRAY(SELECT app_id FROM app_holds) AS full_apps,
+                       -- 3: triggers at their share, and the held and disabled ones (index triggers_held)
+                       ?::uuid[] || ARRAY(SELECT id FROM triggers WHERE held OR NOT enabled) AS full_triggers,
+                       -- 4: window; none while dispatching is paused, read here so that no claim begun after the
+                       -- pause committed takes a row, whenever its node's drain loop notices the pause
+                       CASE WHEN (SELECT paused FROM dispatcher_state) THEN 0 ELSE ?::int END AS window_size,
                        ?::int AS app_room,                           -- 5: room of an app with nothing in flight
                        ?::int AS trigger_room,                       -- 6: room of a trigger with nothing in flight
                        ?::uuid[] AS room_apps, ?::int[] AS app_rooms,            -- 7, 8
                        ?::uuid[] AS room_triggers, ?::int[] AS trigger_rooms,    -- 9, 10
-                       ?::int AS claim_limit                         -- 11: rows to claim
+                       CASE WHEN (SELECT paused FROM dispatcher_state) THEN 0 ELSE ?::int END AS claim_limit  -- 11: rows to claim
             ), window_rows AS (
                 SELECT id, app_id, trigger_id, next_attempt_at FROM outbox
                 WHERE claim_token IS NULL AND next_attempt_at <= now()
                   AND next_attempt_at >= (SELECT from_due FROM params)
                   AND app_id <> ALL ((SELECT full_apps FROM params)::uuid[])
                   AND (trigger_id IS NULL OR trigger_id <> ALL ((SELECT full_triggers FROM params)::uuid[]))
+                  AND (ordering_key IS NULL OR ${laneHead:outbox})
                 ORDER BY next_attempt_at
                 LIMIT (SELECT window_size FROM params)
                 FOR UPDATE SKIP LOCKED
@@ -76,6 +83,7 @@ public class Claims {
                           AND o.next_attempt_at >= (SELECT from_due FROM params)
                         ORDER BY o.app_id LIMIT 1), 1
                 WHERE (SELECT count(*) FROM window_rows) >= (SELECT window_size FROM params)
+                  AND (SELECT window_size FROM params) > 0
                 UNION ALL
                 SELECT (SELECT o.app_id FROM outbox o
                         WHERE o.claim_token IS NULL
@@ -98,6 +106,7 @@ public class Claims {
                       AND o.claim_token IS NULL AND o.next_attempt_at <= now()
                       AND o.next_attempt_at >= (SELECT from_due FROM params)
                       AND (o.trigger_id IS NULL OR o.trigger_id <> ALL ((SELECT full_triggers FROM params)::uuid[]))
+                      AND (o.ordering_key IS NULL OR ${laneHead:o})
                     ORDER BY o.app_id, o.next_attempt_at
                     LIMIT least(coalesce(r.room, (SELECT app_room FROM params)), (SELECT claim_limit FROM params))
                     FOR UPDATE SKIP LOCKED
@@ -136,9 +145,9 @@ public class Claims {
                 RETURNING o.id, o.app_id, o.source_kind, o.trigger_id, o.script_id, o.reply_to,
                           o.payload::text AS payload, o.origin_principal, o.trigger_depth,
                           o.root_execution_id, o.attempt_count, o.max_attempts, o.created_at,
-                          o.next_attempt_at, o.traceparent, o.tracestate
+                          o.next_attempt_at, o.traceparent, o.tracestate, o.ordering_key
             )
-            SELECT c.*, t.target_type, t.target, t.secret, t.enabled, t.max_attempts AS trigger_max_attempts,
+            SELECT c.*, t.target_type, t.target, t.secret, t.max_attempts AS trigger_max_attempts,
                    t.previous_secret, t.previous_secret_expires_at, t.target_key,
                    (SELECT count(*) FROM window_rows) AS window_rows,
                    -- where the next claim may start in the due index: the earliest window row left for it (no
@@ -148,7 +157,26 @@ public class Claims {
                     WHERE r.in_window AND r.id <> ALL (ARRAY(SELECT id FROM due))) AS left_from,
                    (SELECT max(d.next_attempt_at) FROM due d WHERE d.in_window) AS taken_to
             FROM claimed c LEFT JOIN triggers t ON t.id = c.trigger_id AND t.app_id = c.app_id  -- only the row's own app's trigger
-            """;
+            """.replace("${laneHead:outbox}", laneHead("outbox")).replace("${laneHead:o}", laneHead("o"));
+
+    /**
+     * Whether the keyed row {@code r} heads its lane: no earlier row of its lane (its trigger's, or its app's for a
+     * row without one, with its ordering key) is in the outbox, pending, retrying, held or in flight (index
+     * {@code outbox_lanes}, V21), and its lane is not blocked by a dead head (lane_blocks, V20). A lane's next row
+     * is thus claimable only once the one before has left the outbox, delivered, dead-lettered or cancelled, so one
+     * claim never takes two rows of a lane and no two nodes deliver a lane at once. Unkeyed rows never get here, and
+     * few keyed ones that are not heads do: those wait out of the due order until their head leaves (V20's triggers),
+     * so this check is what keeps the order, whatever a race between writers and finishers left due.
+     */
+    private static String laneHead(String r) {
+        return """
+                (NOT EXISTS (SELECT 1 FROM outbox e
+                             WHERE coalesce(e.trigger_id, e.app_id) = coalesce(%1$s.trigger_id, %1$s.app_id)
+                               AND e.ordering_key = %1$s.ordering_key AND e.lane_seq < %1$s.lane_seq)
+                 AND NOT EXISTS (SELECT 1 FROM lane_blocks b
+                                 WHERE b.lane = coalesce(%1$s.trigger_id, %1$s.app_id) AND b.ordering_key = %1$s.ordering_key))"""
+                .formatted(r);
+    }
 
     /**
      * What one claim took, and where the next may start: {@code windowFull} when the window was full (more
@@ -257,7 +285,7 @@ public class Claims {
         String targetType = rs.getString("target_type");
         ClaimedRow.TriggerTarget trigger = targetType == null ? null
                 : new ClaimedRow.TriggerTarget(targetType, rs.getString("target"), rs.getString("secret"),
-                        rs.getBoolean("enabled"), (Integer) rs.getObject("trigger_max_attempts"),
+                        (Integer) rs.getObject("trigger_max_attempts"),
                         rs.getString("previous_secret"), rs.getObject("previous_secret_expires_at", OffsetDateTime.class),
                         rs.getString("target_key"));
         return new ClaimedRow(
@@ -277,7 +305,8 @@ public class Claims {
                 rs.getObject("next_attempt_at", OffsetDateTime.class),
                 trigger,
                 TraceContext.parse(rs.getString("traceparent"), rs.getString("tracestate")),
-                Long.MAX_VALUE);
+                Long.MAX_VALUE,
+                rs.getString("ordering_key"));
     }
 
     /**
@@ -307,13 +336,19 @@ public class Claims {
         }
     }
 
+    /** How long an attempt took, in the delivery log: from its claim ({@code claimed_at} of alias {@code c}) to now. */
+    private static final String TOOK = "greatest(0, round(extract(epoch FROM now() - c.claimed_at) * 1000))::int";
+
     /**
      * Rows cancelled while in flight whose attempt is over without a delivery (CTE {@code cancelled}, the deleted
-     * outbox rows): to history as cancelled, finished by the node that claimed them, and the invoke waiting on
-     * one answered so.
+     * outbox rows): to history as cancelled, finished by the node that claimed them, the attempt to the delivery
+     * log as cancelled, and the invoke waiting on one answered so.
      */
     private static final String CANCELLED = """
-            , cancelled_history AS (
+            , cancelled_logged AS (
+                INSERT INTO delivery_attempts (outbox_id, attempt, app_id, duration_ms, node, outcome)
+                SELECT c.id, c.attempt_count, c.app_id, %s, c.claimed_by, 'cancelled' FROM cancelled c
+            ), cancelled_history AS (
                 INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
                         trigger_depth, outcome, attempt_count, last_error, created_at, finished_by, parent_id)
                 SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
@@ -324,7 +359,7 @@ public class Claims {
                 SELECT reply_to, app_id, id, 'cancelled', 'cancelled' FROM cancelled WHERE reply_to IS NOT NULL
                 ON CONFLICT (id) DO NOTHING
             )
-            """;
+            """.formatted(TOOK);
 
     /**
      * The rows among {@code undelivered} (retries, dead, released) that were cancelled while in flight and
@@ -380,18 +415,20 @@ public class Claims {
                       -- are found by primary key, whatever the statistics say about leases)
                       AND o.lease_expires_at - now() > interval '0'
                     RETURNING o.id, o.app_id, o.source_kind, o.trigger_id, o.root_execution_id, o.trigger_depth,
-                              o.attempt_count, o.created_at, o.reply_to, o.parent_id
+                              o.attempt_count, o.created_at, o.reply_to, o.parent_id, o.claimed_at
                 ), history AS (
+                    -- the delivering attempt's entry of the delivery log, too: when it was claimed, what a webhook answered
                     INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
-                            trigger_depth, outcome, attempt_count, last_error, created_at, finished_by, parent_id)
-                    SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                           'delivered', attempt_count, NULL, created_at, ?,  -- 3: node name
-                           parent_id
-                    FROM done
+                            trigger_depth, outcome, attempt_count, last_error, created_at, finished_by, parent_id,
+                            claimed_at, http_status)
+                    SELECT d.id, d.app_id, d.source_kind, d.trigger_id, d.root_execution_id, d.trigger_depth,
+                           'delivered', d.attempt_count, NULL, d.created_at, ?,  -- 3: node name
+                           d.parent_id, d.claimed_at, a.status
+                    FROM done d LEFT JOIN unnest(?::uuid[], ?::int[]) AS a(id, status) ON a.id = d.id  -- 4, 5: HTTP statuses
                 ), answered AS (
                     INSERT INTO replies (id, app_id, outbox_id, outcome, body)
                     SELECT d.reply_to, d.app_id, d.id, 'delivered', r.body
-                    FROM done d JOIN unnest(?::uuid[], ?::text[]) AS r(id, body) ON r.id = d.id  -- 4, 5: replies
+                    FROM done d JOIN unnest(?::uuid[], ?::text[]) AS r(id, body) ON r.id = d.id  -- 6, 7: replies
                     WHERE d.reply_to IS NOT NULL
                     ON CONFLICT (id) DO NOTHING
                 )
@@ -402,35 +439,51 @@ public class Claims {
             ps.setArray(1, uuids(con, rows.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
             ps.setArray(2, uuids(con, rows.stream().map(r -> r.token().value()).toArray(UUID[]::new)));
             ps.setString(3, node);
-            ps.setArray(4, uuids(con, outcome.replies().stream().map(r -> r.id().value()).toArray(UUID[]::new)));
-            ps.setArray(5, con.createArrayOf("text", outcome.replies().stream().map(BatchOutcome.Reply::body).toArray(String[]::new)));
+            // statuses only of the rows that have one (webhooks): a handler drain passes two empty arrays
+            List<BatchOutcome.Delivered> answered = rows.stream().filter(r -> r.attempt().httpStatus() != null).toList();
+            ps.setArray(4, uuids(con, answered.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
+            ps.setArray(5, con.createArrayOf("integer", answered.stream().map(r -> r.attempt().httpStatus()).toArray(Integer[]::new)));
+            ps.setArray(6, uuids(con, outcome.replies().stream().map(r -> r.id().value()).toArray(UUID[]::new)));
+            ps.setArray(7, con.createArrayOf("text", outcome.replies().stream().map(BatchOutcome.Reply::body).toArray(String[]::new)));
             return byKind(ps);
         }
     }
 
     private static Map<String, Integer> reschedule(Connection con, List<BatchOutcome.Retry> retries) throws SQLException {
         String sql = """
-                WITH retried AS (
+                WITH r AS (
+                    SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::text[], ?::int[], ?::text[])  -- 1..6
+                        AS r(id, token, delay_ms, error, status, answer)
+                ), claimed AS (
+                    -- the claims as they were before this statement (every part of it reads the same snapshot)
+                    SELECT o.id, o.claimed_at, o.claimed_by FROM outbox o JOIN r ON o.id = r.id
+                ), retried AS (
                 UPDATE outbox o
                 SET next_attempt_at = now() + r.delay_ms * interval '1 millisecond',
                     last_error = r.error,
                     claim_token = NULL, claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL
-                FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::text[]) AS r(id, token, delay_ms, error)  -- 1..4
+                FROM r
                 WHERE o.id = r.id
                   AND o.claim_token = r.token
                   AND NOT o.cancel_requested                           -- cancelled in flight: finished as cancelled
                   -- the lease still holds; an expression, so that no plan is driven by the lease index (the rows
                   -- are found by primary key, whatever the statistics say about leases)
                   AND o.lease_expires_at - now() > interval '0'
-                RETURNING o.source_kind
+                RETURNING o.id, o.app_id, o.attempt_count, o.source_kind, r.error, r.status, r.answer
+                ), logged AS (
+                    INSERT INTO delivery_attempts (outbox_id, attempt, app_id, duration_ms, node, outcome, http_status, error, answer)
+                    SELECT x.id, x.attempt_count, x.app_id, %s, c.claimed_by, 'failed', x.status, x.error, x.answer
+                    FROM retried x JOIN claimed c ON c.id = x.id
                 )
                 SELECT source_kind, count(*) FROM retried GROUP BY source_kind
-                """;
+                """.formatted(TOOK);
         try (PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, uuids(con, retries.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
             ps.setArray(2, uuids(con, retries.stream().map(r -> r.token().value()).toArray(UUID[]::new)));
             ps.setArray(3, con.createArrayOf("bigint", retries.stream().map(BatchOutcome.Retry::delayMillis).toArray(Long[]::new)));
             ps.setArray(4, con.createArrayOf("text", retries.stream().map(BatchOutcome.Retry::error).toArray(String[]::new)));
+            ps.setArray(5, con.createArrayOf("integer", retries.stream().map(r -> r.attempt().httpStatus()).toArray(Integer[]::new)));
+            ps.setArray(6, con.createArrayOf("text", retries.stream().map(r -> r.attempt().answer()).toArray(String[]::new)));
             return byKind(ps);
         }
     }
@@ -462,14 +515,18 @@ public class Claims {
         String sql = """
                 WITH dead AS (
                     DELETE FROM outbox o
-                    USING unnest(?::uuid[], ?::uuid[], ?::text[], ?::boolean[]) AS d(id, token, error, disable)  -- 1..4: rows, tokens, reasons, 410s
+                    USING unnest(?::uuid[], ?::uuid[], ?::text[], ?::boolean[], ?::int[], ?::text[])  -- 1..6: rows, tokens, reasons, 410s, statuses, answers
+                        AS d(id, token, error, disable, status, answer)
                     WHERE o.id = d.id
                       AND o.claim_token = d.token
                       AND NOT o.cancel_requested                           -- cancelled in flight: finished as cancelled
                       -- the lease still holds; an expression, so that no plan is driven by the lease index (the rows
                       -- are found by primary key, whatever the statistics say about leases)
                       AND o.lease_expires_at - now() > interval '0'
-                    RETURNING o.*, d.error, d.disable
+                    RETURNING o.*, d.error, d.disable, d.status, d.answer
+                ), logged AS (
+                    INSERT INTO delivery_attempts (outbox_id, attempt, app_id, duration_ms, node, outcome, http_status, error, answer)
+                    SELECT c.id, c.attempt_count, c.app_id, %s, c.claimed_by, 'dead', c.status, c.error, c.answer FROM dead c
                 ), gone AS (
                     -- a target that answered 410 Gone: its trigger is disabled only with a row this claim still held,
                     -- so a late (fenced) 410 disables nothing
@@ -500,32 +557,46 @@ public class Claims {
                     INSERT INTO delivery_history (outbox_id, app_id, source_kind, trigger_id, root_execution_id,
                             trigger_depth, outcome, attempt_count, last_error, created_at, finished_by, parent_id)
                     SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth,
-                           'dead', attempt_count, error, created_at, ?,  -- 5: node name
+                           'dead', attempt_count, error, created_at, ?,  -- 7: node name
                            parent_id
                     FROM dead
                 ), kept AS (
                     INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                             origin_principal, trigger_depth, root_execution_id, attempt_count, last_error,
-                            created_at, dead_by, parent_id, max_attempts, traceparent, tracestate)
+                            created_at, dead_by, parent_id, max_attempts, traceparent, tracestate,
+                            ordering_key, lane_seq)
                     SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                            origin_principal, trigger_depth, root_execution_id, attempt_count, error,
-                           created_at, ?,                                -- 6: node name
-                           parent_id, max_attempts, traceparent, tracestate
+                           created_at, ?,                                -- 8: node name
+                           parent_id, max_attempts, traceparent, tracestate,
+                           ordering_key, lane_seq                        -- replayed, it heads its lane again
                     FROM dead
                     ON CONFLICT (id) DO UPDATE SET attempt_count = excluded.attempt_count,
                            last_error = excluded.last_error, dead_at = excluded.dead_at, dead_by = excluded.dead_by,
                            max_attempts = excluded.max_attempts, traceparent = excluded.traceparent,
-                           tracestate = excluded.tracestate
+                           tracestate = excluded.tracestate, ordering_key = excluded.ordering_key,
+                           lane_seq = excluded.lane_seq
+                ), blocked AS (
+                    -- the lane of a trigger with "onDeadLetter":"block" stops behind its dead head until an operator
+                    -- skips it or replays it (the block goes with its dead letter; checked at the statement's end,
+                    -- when the dead letter above is there)
+                    INSERT INTO lane_blocks (lane, ordering_key, app_id, dead_letter_id)
+                    SELECT coalesce(d.trigger_id, d.app_id), d.ordering_key, d.app_id, d.id
+                    FROM dead d JOIN triggers t ON t.id = d.trigger_id AND t.app_id = d.app_id
+                    WHERE d.ordering_key IS NOT NULL AND t.on_dead_letter = 'block'
+                    ON CONFLICT (lane, ordering_key) DO NOTHING
                 )
                 SELECT source_kind, count(*) FROM dead GROUP BY source_kind
-                """;
+                """.formatted(TOOK);
         try (PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, uuids(con, dead.stream().map(d -> d.id().value()).toArray(UUID[]::new)));
             ps.setArray(2, uuids(con, dead.stream().map(d -> d.token().value()).toArray(UUID[]::new)));
             ps.setArray(3, con.createArrayOf("text", dead.stream().map(BatchOutcome.Dead::error).toArray(String[]::new)));
             ps.setArray(4, con.createArrayOf("boolean", dead.stream().map(BatchOutcome.Dead::disableTrigger).toArray(Boolean[]::new)));
-            ps.setString(5, node);
-            ps.setString(6, node);
+            ps.setArray(5, con.createArrayOf("integer", dead.stream().map(d -> d.attempt().httpStatus()).toArray(Integer[]::new)));
+            ps.setArray(6, con.createArrayOf("text", dead.stream().map(d -> d.attempt().answer()).toArray(String[]::new)));
+            ps.setString(7, node);
+            ps.setString(8, node);
             return byKind(ps);
         }
     }
@@ -545,7 +616,7 @@ public class Claims {
     public Recovered recoverExpiredLeases(int limit, OffsetDateTime after) throws SQLException {
         String sql = """
                 WITH expired AS (
-                    SELECT id FROM outbox
+                    SELECT id, app_id, attempt_count, claimed_at, claimed_by FROM outbox
                     WHERE claim_token IS NOT NULL AND lease_expires_at <= now()
                       AND lease_expires_at > ?                           -- 1: where the previous look ended
                     ORDER BY lease_expires_at
@@ -557,13 +628,18 @@ public class Claims {
                         next_attempt_at = now(),   -- due again now: in front of every claimer's cursor
                         last_error = 'lease of ' || o.claimed_by || ' expired during attempt ' || o.attempt_count
                     WHERE o.id = ANY (ARRAY(SELECT id FROM expired)) AND NOT o.cancel_requested
-                    RETURNING 1
+                    RETURNING o.id, o.last_error
+                ), logged AS (
+                    -- the attempt that never reported: to the delivery log as failed, with why
+                    INSERT INTO delivery_attempts (outbox_id, attempt, app_id, duration_ms, node, outcome, error)
+                    SELECT c.id, c.attempt_count, c.app_id, %s, c.claimed_by, 'failed', r.last_error
+                    FROM recovered r JOIN expired c ON c.id = r.id
                 ), cancelled AS (
                     -- cancelled while in flight, and its node never finished it: the attempt is over, so is the row
                     DELETE FROM outbox o
                     WHERE o.id = ANY (ARRAY(SELECT id FROM expired)) AND o.cancel_requested
                     RETURNING o.*
-                )""" + CANCELLED + """
+                )""".formatted(TOOK) + CANCELLED + """
                 SELECT (SELECT count(*) FROM recovered) + (SELECT count(*) FROM cancelled), now()
                 """;
         try (Connection con = ownTransaction(dataSource.getConnection()); PreparedStatement ps = con.prepareStatement(sql)) {

@@ -42,8 +42,8 @@ public class DeliveryHistory implements HousekeepingJob {
     static final int MOST_STEPS = 64;
 
     /**
-     * Hours a delivered or dead outcome stays answerable. Longer: "was my event delivered?" has an
-     * answer for longer, and the table grows with the delivery rate times this; at least 1. From 48 the
+     * Hours a delivered or dead outcome (and a row's delivery log, outbox/control/DeliveryAttempts) stays
+     * answerable. Longer: "was my event delivered?" has an answer for longer, and the table grows with the delivery rate times this; at least 1. From 48 the
      * partitions span a day, below it an hour; an outcome stays up to one span past this.
      */
     @Inject

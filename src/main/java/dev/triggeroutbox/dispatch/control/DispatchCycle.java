@@ -272,9 +272,6 @@ public class DispatchCycle {
         if (row.trigger() == null) {
             return "trigger " + row.triggerId() + " does not exist";
         }
-        if (!row.trigger().enabled()) {
-            return "trigger " + row.triggerId() + " is disabled";
-        }
         return null;
     }
 }

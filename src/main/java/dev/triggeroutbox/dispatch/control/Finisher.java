@@ -171,18 +171,20 @@ public class Finisher {
     private void settle(BatchOutcome outcome, Ended e) {
         ClaimedRow row = e.row();
         if (e.result() instanceof DeliveryResult.Delivered d) {
-            outcome.delivered(row.id(), e.token());
+            outcome.delivered(row.id(), e.token(), new BatchOutcome.Attempt(d.httpStatus(), null));
             if (row.replyTo() != null) {
                 outcome.reply(row.id(), d.reply());
             }
         } else if (e.result() instanceof DeliveryResult.Rejected r) {
-            outcome.dead(row.id(), e.token(), r.error(), r.disableTrigger() && row.triggerId() != null);
+            outcome.dead(row.id(), e.token(), r.error(), r.disableTrigger() && row.triggerId() != null,
+                    new BatchOutcome.Attempt(r.httpStatus(), r.answer()));
         } else if (e.result() instanceof DeliveryResult.Failed f) {
+            BatchOutcome.Attempt attempt = new BatchOutcome.Attempt(f.httpStatus(), f.answer());
             if (row.attemptCount() >= e.maxAttempts()) {
-                outcome.dead(row.id(), e.token(), f.error());
+                outcome.dead(row.id(), e.token(), f.error(), false, attempt);
             } else {
                 long delay = settings.retryPolicy().delayMillis(row.attemptCount(), f.retryAfter());
-                outcome.retry(row.id(), e.token(), delay, f.error());
+                outcome.retry(row.id(), e.token(), delay, f.error(), attempt);
             }
         } else if (e.result() instanceof DeliveryResult.NotStarted) {
             outcome.release(row.id(), e.token());

@@ -12,19 +12,36 @@ import java.util.List;
  */
 public final class BatchOutcome {
 
+    /**
+     * What the delivery log keeps of an attempt beside its outcome: the HTTP status a webhook answered with and the
+     * start of its answer to a refusal ({@link #ANSWER_CHARS}), each null when there is none.
+     */
+    public record Attempt(Integer httpStatus, String answer) {
+
+        /** An attempt with nothing to keep but its outcome (a handler's, a JMS send, a Kafka record). */
+        public static final Attempt PLAIN = new Attempt(null, null);
+
+        public Attempt {
+            answer = answer == null ? null : storable(answer.length() <= ANSWER_CHARS ? answer : answer.substring(0, ANSWER_CHARS));
+        }
+    }
+
+    /** The most of a refusal's answer the delivery log keeps: 1 KiB of text. */
+    public static final int ANSWER_CHARS = 1024;
+
     /** A delivered row. */
-    public record Delivered(OutboxId id, ClaimToken token) {
+    public record Delivered(OutboxId id, ClaimToken token, Attempt attempt) {
     }
 
     /** A row to try again after {@code delayMillis}, measured from the database's now. */
-    public record Retry(OutboxId id, ClaimToken token, long delayMillis, String error) {
+    public record Retry(OutboxId id, ClaimToken token, long delayMillis, String error, Attempt attempt) {
     }
 
     /**
      * A row to dead-letter with the reason; {@code disableTrigger} when its target is gone for good (a webhook
      * answered 410): the trigger is disabled by the same fenced statement, so a late 410 disables nothing.
      */
-    public record Dead(OutboxId id, ClaimToken token, String error, boolean disableTrigger) {
+    public record Dead(OutboxId id, ClaimToken token, String error, boolean disableTrigger, Attempt attempt) {
     }
 
     /** A row whose delivery never started: claimable again, its attempt given back. */
@@ -46,7 +63,11 @@ public final class BatchOutcome {
     private final List<Released> released = new ArrayList<>();
 
     public void delivered(OutboxId id, ClaimToken token) {
-        delivered.add(new Delivered(id, token));
+        delivered(id, token, Attempt.PLAIN);
+    }
+
+    public void delivered(OutboxId id, ClaimToken token, Attempt attempt) {
+        delivered.add(new Delivered(id, token, attempt));
     }
 
     /** Keeps the answer of a delivered row whose caller waits for it. */
@@ -59,7 +80,11 @@ public final class BatchOutcome {
     }
 
     public void retry(OutboxId id, ClaimToken token, long delayMillis, String error) {
-        retries.add(new Retry(id, token, delayMillis, storable(error)));
+        retry(id, token, delayMillis, error, Attempt.PLAIN);
+    }
+
+    public void retry(OutboxId id, ClaimToken token, long delayMillis, String error, Attempt attempt) {
+        retries.add(new Retry(id, token, delayMillis, storable(error), attempt));
     }
 
     public void dead(OutboxId id, ClaimToken token, String error) {
@@ -67,7 +92,11 @@ public final class BatchOutcome {
     }
 
     public void dead(OutboxId id, ClaimToken token, String error, boolean disableTrigger) {
-        dead.add(new Dead(id, token, storable(error), disableTrigger));
+        dead(id, token, error, disableTrigger, Attempt.PLAIN);
+    }
+
+    public void dead(OutboxId id, ClaimToken token, String error, boolean disableTrigger, Attempt attempt) {
+        dead.add(new Dead(id, token, storable(error), disableTrigger, attempt));
     }
 
     public void release(OutboxId id, ClaimToken token) {

@@ -11,10 +11,12 @@ import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.NewEvent;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
+import dev.triggeroutbox.outbox.entity.OrderingKey;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.platform.Tracing;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -23,6 +25,7 @@ import java.time.OffsetDateTime;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToIntFunction;
 
 /**
  * The Java API of the outbox for code in this deployment: inject it and call it inside your own
@@ -40,7 +43,8 @@ import java.util.Map;
  *
  * <p>Rows carry the W3C trace context current on the calling thread ({@link CurrentTrace}: a REST call's
  * {@code traceparent}, or the delivery whose handler writes) to each of their deliveries; the calls that
- * take a parent delivery carry that delivery's.
+ * take a parent delivery carry that delivery's. Where the server provides OpenTelemetry ({@link Tracing}), each
+ * write is a span, a child of the caller's current span (or of that context), and the rows carry the span.
  */
 @ApplicationScoped
 @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
@@ -61,6 +65,9 @@ public class Outbox {
     @Inject
     ReplySlots replySlots;
 
+    @Inject
+    Tracing tracing;
+
     /**
      * Enqueues one row. A row naming its own {@code replyTo} is refused (409 {@code reply-taken}) when
      * another row has that reply id, waiting or answered: reply ids are one per row.
@@ -68,9 +75,9 @@ public class Outbox {
     @Transactional(Transactional.TxType.SUPPORTS)
     public OutboxId enqueue(NewOutboxRow row) throws SQLException {
         limits.check(row);
-        TraceContext trace = CurrentTrace.get();
-        OutboxId id = row.replyTo() == null ? writer.insert(row, trace)
-                : replySlots.writing(row.replyTo(), () -> writer.insert(row, trace));
+        OutboxId id = traced("enqueue", row.appId(), row.sourceKind(), CurrentTrace.get(),
+                trace -> row.replyTo() == null ? writer.insert(row, trace)
+                        : replySlots.writing(row.replyTo(), () -> writer.insert(row, trace)), written -> 1);
         wakeup.written(row.sourceKind(), 1);
         return id;
     }
@@ -102,8 +109,9 @@ public class Outbox {
     public List<OutboxWriter.FannedOut> publish(OutboxDelivery parent, SourceKind kind, String payload) throws SQLException {
         int depth = deeper(parent);
         limits.check(payload, depth, null);
-        List<OutboxWriter.FannedOut> rows = writer.fanOut(new AppId(parent.appId()), kind, payload,
-                parent.originPrincipal(), rootOf(parent), depth, null, new OutboxId(parent.id()), traceOf(parent));
+        AppId app = new AppId(parent.appId());
+        List<OutboxWriter.FannedOut> rows = traced("publish", app, kind, traceOf(parent), trace -> writer.fanOut(app, kind,
+                payload, parent.originPrincipal(), rootOf(parent), depth, null, new OutboxId(parent.id()), null, trace), List::size);
         wakeup.written(kind, rows.size());
         return rows;
     }
@@ -132,9 +140,23 @@ public class Outbox {
     @Transactional(Transactional.TxType.SUPPORTS)
     public List<OutboxWriter.FannedOut> publish(AppId app, SourceKind kind, String payload, String originPrincipal,
             ExecutionId root, int depth, OffsetDateTime deliverAt) throws SQLException {
+        return publish(app, kind, payload, originPrincipal, root, depth, deliverAt, null);
+    }
+
+    /**
+     * Publishes an event like {@link #publish(AppId, SourceKind, String, String, ExecutionId, int, OffsetDateTime)},
+     * in the lane of {@code orderingKey} (null: none): each of its rows is delivered after every earlier row of
+     * its trigger with that key, one at a time. Refused with {@link IllegalArgumentException} when the key is
+     * empty or longer than 200 characters.
+     */
+    @Transactional(Transactional.TxType.SUPPORTS)
+    public List<OutboxWriter.FannedOut> publish(AppId app, SourceKind kind, String payload, String originPrincipal,
+            ExecutionId root, int depth, OffsetDateTime deliverAt, String orderingKey) throws SQLException {
         limits.check(payload, depth, deliverAt);
-        List<OutboxWriter.FannedOut> rows = writer.fanOut(app, kind, payload, originPrincipal,
-                root == null ? ExecutionId.random() : root, depth, deliverAt, null, CurrentTrace.get());
+        OrderingKey.check(orderingKey);
+        List<OutboxWriter.FannedOut> rows = traced("publish", app, kind, CurrentTrace.get(), trace -> writer.fanOut(app,
+                kind, payload, originPrincipal, root == null ? ExecutionId.random() : root, depth, deliverAt, null,
+                orderingKey, trace), List::size);
         wakeup.written(kind, rows.size());
         return rows;
     }
@@ -149,7 +171,8 @@ public class Outbox {
     public List<BatchWriter.Written> publishAll(AppId app, List<NewEvent> events, String originPrincipal) throws SQLException {
         limits.checkBatchSize(events.size());
         events.forEach(e -> limits.check(e.payload(), e.triggerDepth(), e.deliverAt()));
-        List<BatchWriter.Written> rows = batches.fanOut(app, events, originPrincipal, CurrentTrace.get());
+        List<BatchWriter.Written> rows = traced("publish", app, null, CurrentTrace.get(),
+                trace -> batches.fanOut(app, events, originPrincipal, trace), List::size);
         Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
         for (BatchWriter.Written row : rows) {
             kinds.merge(events.get(row.event()).kind(), 1, Integer::sum);
@@ -168,10 +191,38 @@ public class Outbox {
         limits.checkBatchSize(rows.size());
         rows.forEach(limits::check);
         replySlots.takeAll(rows.stream().map(NewOutboxRow::replyTo).filter(java.util.Objects::nonNull).toList());
-        List<OutboxId> ids = batches.insert(rows, CurrentTrace.get());
+        List<OutboxId> ids = traced("enqueue", rows.get(0).appId(), null, CurrentTrace.get(),
+                trace -> batches.insert(rows, trace), List::size);
         Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
         rows.forEach(r -> kinds.merge(r.sourceKind(), 1, Integer::sum));
         kinds.forEach(wakeup::written);
         return ids;
+    }
+
+    /** A write of rows that carry {@code trace} (null: none). */
+    private interface Write<T> {
+        T rows(TraceContext trace) throws SQLException;
+    }
+
+    /**
+     * Runs {@code write} in a span of its own when there are spans: its rows then carry the span's context, a child
+     * of the caller's current span or of {@code given}; without spans they carry {@code given}.
+     */
+    private <T> T traced(String operation, AppId app, SourceKind kind, TraceContext given, Write<T> write,
+            ToIntFunction<T> count) throws SQLException {
+        if (!tracing.active()) {
+            return write.rows(given);
+        }
+        Tracing.Span span = tracing.write(operation, app.toString(), kind == null ? null : kind.wire(),
+                given == null ? null : given.traceparent(), given == null ? null : given.tracestate());
+        try {
+            T written = write.rows(TraceContext.parse(span.traceparent(), span.tracestate()));
+            span.rows(count.applyAsInt(written));
+            span.end("written", null);
+            return written;
+        } catch (SQLException | RuntimeException e) {
+            span.end("refused", e.getClass().getSimpleName());
+            throw e;
+        }
     }
 }

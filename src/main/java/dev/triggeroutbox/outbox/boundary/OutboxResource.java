@@ -3,6 +3,7 @@ package dev.triggeroutbox.outbox.boundary;
 import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.outbox.control.Cancellations;
+import dev.triggeroutbox.outbox.control.DeliveryAttempts;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.control.UnknownTriggerException;
@@ -16,7 +17,9 @@ import dev.triggeroutbox.rest.control.JsonBody;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
 import java.util.List;
@@ -33,6 +36,8 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 import java.sql.SQLException;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 
 /** {@code /outbox}: enqueue one row, ask where a row stands, cancel one. */
 @Path("outbox")
@@ -40,6 +45,9 @@ import java.sql.SQLException;
 @RolesAllowed({Callers.PRODUCER, Callers.ADMIN})
 @Produces(MediaType.APPLICATION_JSON)
 public class OutboxResource {
+
+    @Inject
+    DeliveryAttempts attempts;
 
     @Inject
     Outbox outbox;
@@ -99,6 +107,49 @@ public class OutboxResource {
             throw ApiException.notFound("outbox row " + id);
         }
         return found.forProducer();
+    }
+
+    /**
+     * The delivery log of a row of the caller's app: every attempt that came to an end, first first, with its
+     * outcome ({@code delivered}, {@code failed}, {@code dead}, {@code cancelled}), the HTTP status and the start of
+     * the answer a webhook gave, and the error. {@code node} (host and process) only for admins, as in
+     * {@code GET /admin/rows/{id}}; null for producers. Kept as long as the delivery history.
+     */
+    @GET
+    @Path("{id}/attempts")
+    public JsonObject attempts(@PathParam("id") String id) throws SQLException {
+        OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
+        RowStatus.Found found = status.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id));
+        if (!Callers.mayReach(caller, new AppId(found.appId()))) {
+            throw ApiException.notFound("outbox row " + id);
+        }
+        boolean operator = caller.isUserInRole(Callers.ADMIN);
+        JsonArrayBuilder items = Jsons.array();
+        for (DeliveryAttempts.Attempt a : attempts.of(row)) {
+            JsonObjectBuilder item = Jsons.object()
+                    .add("attempt", a.attempt())
+                    .add("startedAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(a.startedAt().withOffsetSameInstant(ZoneOffset.UTC)))
+                    .add("durationMs", a.durationMillis())
+                    .add("outcome", a.outcome());
+            orNull(item, "node", operator ? a.node() : null);
+            if (a.httpStatus() == null) {
+                item.addNull("httpStatus");
+            } else {
+                item.add("httpStatus", a.httpStatus());
+            }
+            orNull(item, "error", a.error());
+            orNull(item, "answer", a.answer());
+            items.add(item);
+        }
+        return Jsons.object().add("items", items).build();
+    }
+
+    private static void orNull(JsonObjectBuilder json, String name, String value) {
+        if (value == null) {
+            json.addNull(name);
+        } else {
+            json.add(name, value);
+        }
     }
 
     /**

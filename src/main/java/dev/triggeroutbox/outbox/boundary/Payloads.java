@@ -8,6 +8,7 @@ import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.NewEvent;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
+import dev.triggeroutbox.outbox.entity.OrderingKey;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
@@ -35,9 +36,11 @@ import java.util.stream.Stream;
 public final class Payloads {
 
     /** The event fields of a publish or enqueue body, as read; {@link #payloadText} after the checks. */
-    record Event(SourceKind kind, JsonValue payload, ExecutionId root, Integer depth, OffsetDateTime deliverAt) {
+    record Event(SourceKind kind, JsonValue payload, ExecutionId root, Integer depth, OffsetDateTime deliverAt,
+            String orderingKey) {
 
-        static final Set<String> FIELDS = Set.of("sourceKind", "payload", "rootExecutionId", "triggerDepth", "deliverAt");
+        static final Set<String> FIELDS = Set.of("sourceKind", "payload", "rootExecutionId", "triggerDepth", "deliverAt",
+                "orderingKey");
 
         /** Reads the shared fields; errors are collected in {@code b} and thrown by its validate(). */
         static Event read(JsonBody b) {
@@ -46,9 +49,14 @@ public final class Payloads {
             if (late != null) {
                 b.error("deliverAt", late);
             }
+            String orderingKey = b.string("orderingKey", false);
+            String keyProblem = OrderingKey.problem(orderingKey);
+            if (keyProblem != null) {
+                b.error("orderingKey", keyProblem);
+            }
             return new Event(b.sourceKind("sourceKind", true), b.any("payload", true),
                     b.parsed("rootExecutionId", false, ExecutionId::parse, "must be a UUID"),
-                    b.integer("triggerDepth", false, 0, Integer.MAX_VALUE), deliverAt);
+                    b.integer("triggerDepth", false, 0, Integer.MAX_VALUE), deliverAt, orderingKey);
         }
 
         int triggerDepth() {
@@ -74,7 +82,7 @@ public final class Payloads {
 
         /** As a batch's event, checked. */
         NewEvent toNew(OutboxLimits limits, int index) {
-            return new NewEvent(kind, payloadText(limits, index), root, triggerDepth(), deliverAt);
+            return new NewEvent(kind, payloadText(limits, index), root, triggerDepth(), deliverAt, orderingKey);
         }
     }
 
@@ -96,7 +104,7 @@ public final class Payloads {
         /** The row to write, with its checked payload text, written by {@code origin}. */
         NewOutboxRow toNew(String payloadText, String origin) {
             return new NewOutboxRow(app, event.kind(), trigger, script, replyTo, payloadText, origin,
-                    event.triggerDepth(), event.root(), null, event.deliverAt(), null);
+                    event.triggerDepth(), event.root(), null, event.deliverAt(), null, event.orderingKey());
         }
     }
 

@@ -50,22 +50,26 @@ public class BatchWriter {
         String sql = """
                 WITH fanned AS MATERIALIZED (
                     SELECT gen_random_uuid() AS id, e.n, t.id AS trigger_id, t.app_id, t.source_kind, t.script_id,
-                           e.payload, e.depth, e.root, e.deliver_at
+                           e.payload, e.depth, e.root, e.deliver_at, e.ordering_key
                     FROM unnest(?::text[],                               -- 1: kinds
                                 ?::jsonb[],                              -- 2: payloads
                                 ?::int[],                                -- 3: trigger depths
                                 ?::uuid[],                               -- 4: root execution ids
-                                ?::timestamptz[])                        -- 5: deliver at (NULL: now)
-                         WITH ORDINALITY AS e(kind, payload, depth, root, deliver_at, n)
-                    JOIN triggers t ON t.app_id = ? AND t.source_kind = e.kind AND t.enabled   -- 6: app
+                                ?::timestamptz[],                        -- 5: deliver at (NULL: now)
+                                ?::text[])                               -- 6: ordering keys (NULL: none)
+                         WITH ORDINALITY AS e(kind, payload, depth, root, deliver_at, ordering_key, n)
+                    JOIN triggers t ON t.app_id = ? AND t.source_kind = e.kind AND t.enabled   -- 7: app
                 ), written AS (
+                    -- in event order, so that the lane_seq each row draws keeps a lane's events in batch order
                     INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
-                                        trigger_depth, root_execution_id, next_attempt_at, traceparent, tracestate)
+                                        trigger_depth, root_execution_id, next_attempt_at, traceparent, tracestate,
+                                        ordering_key)
                     SELECT id, app_id, source_kind, trigger_id, script_id, payload,
-                           ?,                                            -- 7: origin principal
+                           ?,                                            -- 8: origin principal
                            depth, root, greatest(deliver_at, now()),     -- never before now
-                           ?, ?                                          -- 8, 9: trace context
-                    FROM fanned
+                           ?, ?,                                         -- 9, 10: trace context
+                           ordering_key
+                    FROM fanned ORDER BY n
                 )
                 SELECT n, id, trigger_id FROM fanned ORDER BY n, trigger_id
                 """;
@@ -76,10 +80,11 @@ public class BatchWriter {
             // an event without a root starts its own cascade, shared by all of its rows
             ps.setArray(4, array(con, "uuid", events, e -> (e.root() == null ? ExecutionId.random() : e.root()).value(), UUID[]::new));
             ps.setArray(5, array(con, "text", events, e -> e.deliverAt() == null ? null : e.deliverAt().toString(), String[]::new));
-            ps.setObject(6, app.value());
-            ps.setString(7, originPrincipal);
-            ps.setString(8, trace == null ? null : trace.traceparent());
-            ps.setString(9, trace == null ? null : trace.tracestate());
+            ps.setArray(6, array(con, "text", events, NewEvent::orderingKey, String[]::new));
+            ps.setObject(7, app.value());
+            ps.setString(8, originPrincipal);
+            ps.setString(9, trace == null ? null : trace.traceparent());
+            ps.setString(10, trace == null ? null : trace.tracestate());
             List<Written> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -101,10 +106,10 @@ public class BatchWriter {
         String sql = """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload, origin_principal,
                                     trigger_depth, root_execution_id, max_attempts, next_attempt_at, parent_id,
-                                    traceparent, tracestate)
+                                    traceparent, tracestate, ordering_key)
                 SELECT r.id, r.app_id, r.kind, r.trigger_id, r.script_id, r.reply_to, r.payload, r.origin,
                        r.depth, r.root, r.max_attempts, greatest(r.deliver_at, now()), r.parent,
-                       tc.traceparent, tc.tracestate
+                       tc.traceparent, tc.tracestate, r.ordering_key
                 FROM unnest(?::uuid[],                                   -- 1: ids
                             ?::uuid[],                                   -- 2: apps
                             ?::text[],                                   -- 3: kinds
@@ -117,12 +122,14 @@ public class BatchWriter {
                             ?::uuid[],                                   -- 10: root execution ids
                             ?::int[],                                    -- 11: max attempts
                             ?::timestamptz[],                            -- 12: deliver at (NULL: now)
-                            ?::uuid[])                                   -- 13: parents
-                     AS r(id, app_id, kind, trigger_id, script_id, reply_to, payload, origin, depth, root,
-                          max_attempts, deliver_at, parent)
-                CROSS JOIN (SELECT ?::text, ?::text) AS tc(traceparent, tracestate)  -- 14, 15: trace context
+                            ?::uuid[],                                   -- 13: parents
+                            ?::text[])                                   -- 14: ordering keys (NULL: none)
+                     WITH ORDINALITY AS r(id, app_id, kind, trigger_id, script_id, reply_to, payload, origin, depth,
+                          root, max_attempts, deliver_at, parent, ordering_key, n)
+                CROSS JOIN (SELECT ?::text, ?::text) AS tc(traceparent, tracestate)  -- 15, 16: trace context
                 WHERE r.trigger_id IS NULL                               -- a trigger, if named, must be the app's
                    OR EXISTS (SELECT 1 FROM triggers t WHERE t.id = r.trigger_id AND t.app_id = r.app_id)
+                ORDER BY r.n                                             -- lane_seq in row order
                 RETURNING id
                 """;
         List<UUID> ids = rows.stream().map(r -> UUID.randomUUID()).toList();
@@ -145,8 +152,9 @@ public class BatchWriter {
             ps.setArray(11, array(con, "integer", rows, NewOutboxRow::maxAttempts, Integer[]::new));
             ps.setArray(12, array(con, "text", rows, r -> r.deliverAt() == null ? null : r.deliverAt().toString(), String[]::new));
             ps.setArray(13, array(con, "uuid", rows, r -> r.parentId() == null ? null : r.parentId().value(), UUID[]::new));
-            ps.setString(14, trace == null ? null : trace.traceparent());
-            ps.setString(15, trace == null ? null : trace.tracestate());
+            ps.setArray(14, array(con, "text", rows, NewOutboxRow::orderingKey, String[]::new));
+            ps.setString(15, trace == null ? null : trace.traceparent());
+            ps.setString(16, trace == null ? null : trace.tracestate());
             Set<UUID> written = new HashSet<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

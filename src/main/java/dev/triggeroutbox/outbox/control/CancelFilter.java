@@ -13,23 +13,29 @@ import java.time.OffsetDateTime;
 import java.util.UUID;
 
 /**
- * Which outbox rows a bulk cancel is about: an app, a trigger, a source kind, and rows created before a time,
- * each optional.
+ * Which outbox rows a bulk cancel is about: an app, a trigger, a source kind, an ordering key (a lane, or the same key
+ * in every trigger's lanes) and rows created before a time, each optional.
  */
-public record CancelFilter(AppId app, TriggerId trigger, SourceKind kind, OffsetDateTime olderThan) {
+public record CancelFilter(AppId app, TriggerId trigger, SourceKind kind, OffsetDateTime olderThan, String orderingKey) {
 
-    /** The WHERE condition; {@link #bind} fills its eight parameters. */
+    /** The WHERE condition; {@link #bind} fills its ten parameters. */
     static final String WHERE = """
             (?::uuid IS NULL OR app_id = ?::uuid)
             AND (?::uuid IS NULL OR trigger_id = ?::uuid)
             AND (?::text IS NULL OR source_kind = ?::text)
-            AND (?::timestamptz IS NULL OR created_at < ?::timestamptz)""";
+            AND (?::timestamptz IS NULL OR created_at < ?::timestamptz)
+            AND (?::text IS NULL OR ordering_key = ?::text)""";
 
-    public boolean isEmpty() {
-        return app == null && trigger == null && kind == null && olderThan == null;
+    /** A filter without an ordering key. */
+    public CancelFilter(AppId app, TriggerId trigger, SourceKind kind, OffsetDateTime olderThan) {
+        this(app, trigger, kind, olderThan, null);
     }
 
-    /** Binds the eight parameters of {@link #WHERE} starting at {@code first}; returns the next index. */
+    public boolean isEmpty() {
+        return app == null && trigger == null && kind == null && olderThan == null && orderingKey == null;
+    }
+
+    /** Binds the ten parameters of {@link #WHERE} starting at {@code first}; returns the next index. */
     int bind(PreparedStatement ps, int first) throws SQLException {
         UUID appId = app == null ? null : app.value();
         UUID triggerId = trigger == null ? null : trigger.value();
@@ -42,7 +48,9 @@ public record CancelFilter(AppId app, TriggerId trigger, SourceKind kind, Offset
         ps.setString(first + 5, wire);
         ps.setObject(first + 6, olderThan, Types.TIMESTAMP_WITH_TIMEZONE);
         ps.setObject(first + 7, olderThan, Types.TIMESTAMP_WITH_TIMEZONE);
-        return first + 8;
+        ps.setString(first + 8, orderingKey);
+        ps.setString(first + 9, orderingKey);
+        return first + 10;
     }
 
     /** As the audit record keeps it. */
@@ -59,6 +67,9 @@ public record CancelFilter(AppId app, TriggerId trigger, SourceKind kind, Offset
         }
         if (olderThan != null) {
             json.add("olderThan", olderThan.toString());
+        }
+        if (orderingKey != null) {
+            json.add("orderingKey", orderingKey);
         }
         return json.build();
     }

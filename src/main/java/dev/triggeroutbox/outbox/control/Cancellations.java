@@ -106,8 +106,8 @@ public class Cancellations {
         String sql = """
                 WITH picked AS (
                     SELECT id FROM outbox
-                    WHERE %s AND NOT cancel_requested                        -- 1..8: filter
-                    LIMIT ?                                                  -- 9
+                    WHERE %s AND NOT cancel_requested                        -- 1..10: filter
+                    LIMIT ?                                                  -- 11
                     FOR UPDATE SKIP LOCKED
                 )""".formatted(CancelFilter.WHERE) + MOVE;
         int cancelled = 0;
@@ -123,7 +123,7 @@ public class Cancellations {
                 }
             }
             try (PreparedStatement ps = con.prepareStatement(
-                    "SELECT EXISTS (SELECT 1 FROM outbox WHERE " + CancelFilter.WHERE + " AND NOT cancel_requested)")) { // 1..8
+                    "SELECT EXISTS (SELECT 1 FROM outbox WHERE " + CancelFilter.WHERE + " AND NOT cancel_requested)")) { // 1..10
                 filter.bind(ps, 1);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();

@@ -40,13 +40,14 @@ public class OutboxWriter {
         String sql = """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
                                     origin_principal, trigger_depth, root_execution_id, max_attempts,
-                                    next_attempt_at, parent_id, traceparent, tracestate)
+                                    next_attempt_at, parent_id, traceparent, tracestate, ordering_key)
                 SELECT ?::uuid, ?::uuid, ?::text, ?::uuid, ?::uuid, ?::uuid, CAST(? AS jsonb), ?::text, ?::int,
                        ?::uuid, ?::int,
                        greatest(?::timestamptz, now()),                  -- 12: deliver at, never before now
                        ?::uuid,                                          -- 13: parent
-                       ?::text, ?::text                                  -- 14, 15: trace context
-                WHERE ?::uuid IS NULL                                    -- 16, 17, 18: a trigger, if named,
+                       ?::text, ?::text,                                 -- 14, 15: trace context
+                       ?::text                                           -- 16: ordering key (lane_seq: its default)
+                WHERE ?::uuid IS NULL                                    -- 17, 18, 19: a trigger, if named,
                    OR EXISTS (SELECT 1 FROM triggers WHERE id = ?::uuid AND app_id = ?)  -- must be the app's
                 """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
@@ -66,9 +67,10 @@ public class OutboxWriter {
             ps.setObject(13, row.parentId() == null ? null : row.parentId().value(), Types.OTHER);
             ps.setString(14, trace == null ? null : trace.traceparent());
             ps.setString(15, trace == null ? null : trace.tracestate());
-            ps.setObject(16, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
+            ps.setString(16, row.orderingKey());
             ps.setObject(17, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
-            ps.setObject(18, row.appId().value());
+            ps.setObject(18, row.triggerId() == null ? null : row.triggerId().value(), Types.OTHER);
+            ps.setObject(19, row.appId().value());
             if (ps.executeUpdate() == 0) {
                 throw new UnknownTriggerException(row.triggerId(), row.appId());
             }
@@ -79,14 +81,16 @@ public class OutboxWriter {
     /**
      * Writes one row per enabled trigger of {@code (app, kind)}, in one statement. Returns the rows
      * written; none when no trigger matches. {@code parent} is the row whose delivery publishes, if any;
-     * every row carries {@code trace} (null: none) to its deliveries.
+     * every row carries {@code orderingKey} (null: none; each row is in its own trigger's lane of that key) and
+     * {@code trace} (null: none) to its deliveries.
      */
     public List<FannedOut> fanOut(AppId app, SourceKind kind, String payload, String originPrincipal,
-            ExecutionId root, int depth, OffsetDateTime deliverAt, OutboxId parent, TraceContext trace) throws SQLException {
+            ExecutionId root, int depth, OffsetDateTime deliverAt, OutboxId parent, String orderingKey,
+            TraceContext trace) throws SQLException {
         String sql = """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
                                     trigger_depth, root_execution_id, next_attempt_at, parent_id, traceparent,
-                                    tracestate)
+                                    tracestate, ordering_key)
                 SELECT gen_random_uuid(), t.app_id, t.source_kind, t.id, t.script_id,
                        CAST(? AS jsonb),                                 -- 1: payload
                        ?,                                                -- 2: origin principal
@@ -94,9 +98,10 @@ public class OutboxWriter {
                        ?,                                                -- 4: root execution id
                        greatest(?, now()),                               -- 5: deliver at, never before now
                        ?,                                                -- 6: parent
-                       ?, ?                                              -- 7, 8: trace context
+                       ?, ?,                                             -- 7, 8: trace context
+                       ?::text                                           -- 9: ordering key
                 FROM triggers t
-                WHERE t.app_id = ? AND t.source_kind = ? AND t.enabled   -- 9, 10: app and kind
+                WHERE t.app_id = ? AND t.source_kind = ? AND t.enabled   -- 10, 11: app and kind
                 RETURNING id, trigger_id
                 """;
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
@@ -108,8 +113,9 @@ public class OutboxWriter {
             ps.setObject(6, parent == null ? null : parent.value(), Types.OTHER);
             ps.setString(7, trace == null ? null : trace.traceparent());
             ps.setString(8, trace == null ? null : trace.tracestate());
-            ps.setObject(9, app.value());
-            ps.setString(10, kind.wire());
+            ps.setString(9, orderingKey);
+            ps.setObject(10, app.value());
+            ps.setString(11, kind.wire());
             List<FannedOut> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

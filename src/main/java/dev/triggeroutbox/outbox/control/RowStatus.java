@@ -21,7 +21,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
- * Where a row stands, wherever it is now: still in the outbox (pending, scheduled, in flight),
+ * Where a row stands, wherever it is now: still in the outbox (pending, scheduled, held, in flight),
  * dead-lettered, or finished and kept in the delivery history (delivered, dead or cancelled). Read on the database clock.
  */
 @ApplicationScoped
@@ -46,6 +46,21 @@ public class RowStatus {
     DataSource dataSource;
 
     /**
+     * The status of outbox row {@code o} (pending, scheduled, in_flight, held): held while parked by a hold or, for
+     * the moment until the dispatcher parks it, while its app is on hold or its trigger held or disabled; a row
+     * waiting behind its lane's head is pending or scheduled by its own due time.
+     */
+    public static final String LIVE_STATUS = """
+            CASE WHEN o.claim_token IS NOT NULL AND o.lease_expires_at > now() THEN 'in_flight'
+                 WHEN o.held_due_at IS NOT NULL
+                   OR EXISTS (SELECT 1 FROM app_holds h WHERE h.app_id = o.app_id)
+                   OR EXISTS (SELECT 1 FROM triggers t
+                              WHERE t.app_id = o.app_id AND t.id = o.trigger_id AND (t.held OR NOT t.enabled))
+                   THEN 'held'
+                 WHEN coalesce(o.lane_due_at, o.next_attempt_at) > now() THEN 'scheduled'
+                 ELSE 'pending' END""";
+
+    /**
      * Every place a row can be, as one union: the outbox (rank 1), dead letters (2), the delivery
      * history (3; a row replayed from the dead letters has an outcome per finish there, the newest counts). {@code key} picks the rows: {@code "id"} (one row) or {@code "root_execution_id"}
      * (a cascade); the three places take the same parameter.
@@ -53,23 +68,26 @@ public class RowStatus {
     private static String places(String key) {
         String historyKey = key.equals("id") ? "outbox_id" : key;
         return """
+                -- a held row waits parked (its due time in held_due_at) or, for the moment until the dispatcher parks
+                -- it, in the due order with its app on hold or its trigger held or disabled: the claim passes over both
                 SELECT 1 AS rank, id, app_id, source_kind, trigger_id, root_execution_id, parent_id, trigger_depth,
-                       attempt_count, last_error, created_at, next_attempt_at, claimed_by, NULL::timestamptz AS finished_at,
-                       CASE WHEN claim_token IS NOT NULL AND lease_expires_at > now() THEN 'in_flight'
-                            WHEN next_attempt_at > now() THEN 'scheduled'
-                            ELSE 'pending' END AS status,
-                       cancel_requested, traceparent
-                FROM outbox WHERE %1$s = ?
+                       attempt_count, last_error, created_at,
+                       coalesce(held_due_at, lane_due_at, next_attempt_at) AS next_attempt_at,  -- parked: its own due time
+                       claimed_by, NULL::timestamptz AS finished_at,
+                       %3$s AS status,
+                       cancel_requested, traceparent, ordering_key
+                FROM outbox o WHERE %1$s = ?
                 UNION ALL
                 SELECT 2, id, app_id, source_kind, trigger_id, root_execution_id, parent_id, trigger_depth,
-                       attempt_count, last_error, created_at, NULL, dead_by, dead_at, 'dead', false, traceparent
+                       attempt_count, last_error, created_at, NULL, dead_by, dead_at, 'dead', false, traceparent,
+                       ordering_key
                 FROM dead_letters WHERE %1$s = ?
                 UNION ALL
                 -- outcome: delivered, dead or cancelled
                 SELECT 3, outbox_id, app_id, source_kind, trigger_id, root_execution_id, parent_id, trigger_depth,
-                       attempt_count, last_error, created_at, NULL, finished_by, finished_at, outcome, false, NULL
+                       attempt_count, last_error, created_at, NULL, finished_by, finished_at, outcome, false, NULL, NULL
                 FROM delivery_history WHERE %2$s = ?
-                """.formatted(key, historyKey);
+                """.formatted(key, historyKey, LIVE_STATUS);
     }
 
     public Optional<Found> find(OutboxId id) throws SQLException {
@@ -131,6 +149,8 @@ public class RowStatus {
         addText(json, "node", rs.getString("claimed_by"));
         // the trace context it is delivered with; history keeps none
         addText(json, "traceparent", rs.getString("traceparent"));
+        // its lane, while it waits or is dead; history keeps none
+        addText(json, "orderingKey", rs.getString("ordering_key"));
         return json;
     }
 

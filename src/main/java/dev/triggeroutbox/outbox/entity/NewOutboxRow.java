@@ -19,7 +19,8 @@ public record NewOutboxRow(
         ExecutionId rootExecutionId,
         Integer maxAttempts,
         OffsetDateTime deliverAt,
-        OutboxId parentId) {
+        OutboxId parentId,
+        String orderingKey) {
 
     public NewOutboxRow {
         Objects.requireNonNull(appId, "appId");
@@ -31,46 +32,61 @@ public record NewOutboxRow(
         if (maxAttempts != null && (maxAttempts < 1 || maxAttempts > 1000)) {
             throw new IllegalArgumentException("maxAttempts must be between 1 and 1000");
         }
+        OrderingKey.check(orderingKey);
+    }
+
+    /** A row without an ordering key. */
+    public NewOutboxRow(AppId appId, SourceKind sourceKind, TriggerId triggerId, ScriptId scriptId, OutboxId replyTo,
+            String payload, String originPrincipal, int triggerDepth, ExecutionId rootExecutionId, Integer maxAttempts,
+            OffsetDateTime deliverAt, OutboxId parentId) {
+        this(appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth, rootExecutionId,
+                maxAttempts, deliverAt, parentId, null);
     }
 
     /** A row for one trigger, delivered as soon as possible, depth 0, its own root. */
     public static NewOutboxRow to(AppId appId, SourceKind kind, TriggerId triggerId, String payload) {
-        return new NewOutboxRow(appId, kind, triggerId, null, null, payload, null, 0, null, null, null, null);
+        return new NewOutboxRow(appId, kind, triggerId, null, null, payload, null, 0, null, null, null, null, null);
     }
 
     public NewOutboxRow withScript(ScriptId script) {
         return new NewOutboxRow(appId, sourceKind, triggerId, script, replyTo, payload, originPrincipal,
-                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parentId);
+                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parentId, orderingKey);
     }
 
     public NewOutboxRow withReplyTo(OutboxId reply) {
         return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, reply, payload, originPrincipal,
-                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parentId);
+                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parentId, orderingKey);
     }
 
     public NewOutboxRow withOrigin(String principal) {
         return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, replyTo, payload, principal,
-                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parentId);
+                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parentId, orderingKey);
     }
 
     public NewOutboxRow withLineage(ExecutionId root, int depth) {
         return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
-                depth, root, maxAttempts, deliverAt, parentId);
+                depth, root, maxAttempts, deliverAt, parentId, orderingKey);
     }
 
     public NewOutboxRow withMaxAttempts(Integer attempts) {
         return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
-                triggerDepth, rootExecutionId, attempts, deliverAt, parentId);
+                triggerDepth, rootExecutionId, attempts, deliverAt, parentId, orderingKey);
     }
 
     /** The row whose delivery writes this one (lineage). */
     public NewOutboxRow withParent(OutboxId parent) {
         return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
-                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parent);
+                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parent, orderingKey);
     }
 
     public NewOutboxRow deliverAt(OffsetDateTime at) {
         return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
-                triggerDepth, rootExecutionId, maxAttempts, at, parentId);
+                triggerDepth, rootExecutionId, maxAttempts, at, parentId, orderingKey);
+    }
+
+    /** The row in the lane of {@code key} (null: none): delivered one at a time, in enqueue order, with its trigger's other rows of that key. */
+    public NewOutboxRow withOrderingKey(String key) {
+        return new NewOutboxRow(appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
+                triggerDepth, rootExecutionId, maxAttempts, deliverAt, parentId, key);
     }
 }

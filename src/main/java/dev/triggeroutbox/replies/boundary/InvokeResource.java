@@ -1,6 +1,7 @@
 package dev.triggeroutbox.replies.boundary;
 
 import dev.triggeroutbox.rest.control.Locations;
+import dev.triggeroutbox.holds.control.Holds;
 import dev.triggeroutbox.outbox.boundary.Payloads;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
@@ -61,6 +62,9 @@ public class InvokeResource {
     private static final long BACKSTOP_MILLIS = 5_000;
 
     @Inject
+    Holds holds;
+
+    @Inject
     InvokeRequests requests;
 
     @Inject
@@ -109,6 +113,10 @@ public class InvokeResource {
         String text = limits.payloadText(payload, null);
         if (!trigger.enabled()) {
             throw ApiException.unprocessable("trigger-disabled", "trigger " + triggerId + " is disabled");
+        }
+        Optional<String> held = holds.heldBecause(app, trigger.id());
+        if (held.isPresent()) {
+            throw new ApiException(409, "held", "On hold", held.get() + ": an invoke would wait until the release");
         }
         // everything the answer needs is read now: the request's context is gone once it is suspended
         String principal = Callers.name(caller);

@@ -33,6 +33,16 @@ public final class JsonBody {
         this.errors = errors;
     }
 
+    /**
+     * For a call that takes no fields: the body must be absent, blank or {@code {}}; anything else is refused with
+     * {@code why} (400, field {@code body}).
+     */
+    public static void requireEmpty(String body, String why) {
+        if (body != null && !body.isBlank() && !body.replaceAll("\\s", "").equals("{}")) {
+            throw ApiException.invalid("body", why);
+        }
+    }
+
     /** Starts reading {@code body}; refuses a missing body or one that is not a JSON object. */
     public static JsonBody of(JsonValue body, Set<String> allowed) {
         if (body == null || body.getValueType() != JsonValue.ValueType.OBJECT) {

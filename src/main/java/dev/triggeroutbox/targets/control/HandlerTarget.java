@@ -6,6 +6,7 @@ import dev.triggeroutbox.api.PermanentDeliveryException;
 import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
+import dev.triggeroutbox.platform.Tracing;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
@@ -27,6 +28,9 @@ public class HandlerTarget implements DeliveryTarget {
 
     @Inject
     DeliveryThreads threads;
+
+    @Inject
+    Tracing tracing;
 
     // resolving a named bean is a scan of the bean graph; do it once per name
     private final Map<String, Optional<OutboxHandler>> byName = new ConcurrentHashMap<>();
@@ -51,8 +55,9 @@ public class HandlerTarget implements DeliveryTarget {
                 row.createdAt(), row.trace() == null ? null : row.trace().traceparent(),
                 row.trace() == null ? null : row.trace().tracestate());
         return threads.start(row, timeout, () -> {
-            // what the handler writes through the Java API joins the row's trace
-            try (CurrentTrace.Scope trace = CurrentTrace.open(row.trace())) {
+            // what the handler writes through the Java API, and its own traced calls, join the row's trace
+            try (CurrentTrace.Scope trace = CurrentTrace.open(row.trace());
+                    Tracing.Scope span = tracing.current(delivery.traceparent(), delivery.tracestate())) {
                 return invoke(handler.get(), delivery);
             }
         });

@@ -441,8 +441,8 @@ public class KafkaTarget implements DeliveryTarget {
         return switch (key) {
             case ROW_ID -> row.id().toString();
             case APP_ID -> row.appId().toString();
-            // rows carry no ordering key yet: sent without a key, spread over the partitions
-            case ORDERING_KEY -> null;
+            // a row without an ordering key is sent without a key, spread over the partitions
+            case ORDERING_KEY -> row.orderingKey();
         };
     }
 

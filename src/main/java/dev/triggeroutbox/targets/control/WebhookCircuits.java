@@ -122,6 +122,20 @@ final class WebhookCircuits {
         }
     }
 
+    /** The circuit of {@code origin} now: {@code closed}, {@code open} (nothing is sent) or {@code half_open} (one delivery probes). */
+    String state(String origin) {
+        Circuit c = threshold == 0 ? null : circuits.get(origin);
+        if (c == null) {
+            return "closed";
+        }
+        synchronized (c) {
+            if (c.openMillis == 0) {
+                return "closed";
+            }
+            return nanoTime.getAsLong() - c.openUntilNanos < 0 ? "open" : "half_open";
+        }
+    }
+
     /** Origins whose circuit is open now (for logs and tests). */
     int open() {
         return (int) circuits.values().stream().filter(c -> {

@@ -22,26 +22,28 @@ final class WebhookReplies {
      */
     static DeliveryResult result(int status, String body, String location, String retryAfter, Instant now) {
         if (status >= 200 && status < 300) {
-            return new DeliveryResult.Delivered(body == null || body.isEmpty() ? null : body);
+            return new DeliveryResult.Delivered(body == null || body.isEmpty() ? null : body, status);
         }
         if (status >= 300 && status < 400) {
             // following would let a public URL bounce the request to an address the policy refuses
             String where = location == null || location.isBlank() ? "without a Location" : "to " + snippet(location);
-            return DeliveryResult.failed("webhook answered HTTP " + status + ": redirect " + where + " not followed");
+            return new DeliveryResult.Failed("webhook answered HTTP " + status + ": redirect " + where + " not followed",
+                    null, status, body);
         }
         if (status == 410) {
             return new DeliveryResult.Rejected("webhook answered HTTP 410 Gone, so the trigger is disabled"
-                    + bodySuffix(body), true);
+                    + bodySuffix(body), true, status, body);
         }
         if (status == 408 || status == 425 || status == 429 || (status >= 500 && status < 600)) {
             return new DeliveryResult.Failed("webhook answered HTTP " + status + bodySuffix(body),
-                    RetryAfter.parse(retryAfter, now));
+                    RetryAfter.parse(retryAfter, now), status, body);
         }
         if (status >= 400 && status < 500) {
-            return DeliveryResult.rejected("webhook refused the delivery with HTTP " + status
-                    + " (not retried)" + bodySuffix(body));
+            return new DeliveryResult.Rejected("webhook refused the delivery with HTTP " + status
+                    + " (not retried)" + bodySuffix(body), false, status, body);
         }
-        return DeliveryResult.failed("webhook answered an unexpected HTTP status " + status + bodySuffix(body));
+        return new DeliveryResult.Failed("webhook answered an unexpected HTTP status " + status + bodySuffix(body),
+                null, status, body);
     }
 
     private static String bodySuffix(String body) {

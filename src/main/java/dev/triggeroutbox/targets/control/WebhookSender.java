@@ -249,6 +249,16 @@ final class WebhookSender {
         }
     }
 
+    /** The circuit of {@code url}'s origin on this node ({@link WebhookCircuits#state}); closed for a URL without one. */
+    String circuit(String url) {
+        try {
+            URI uri = URI.create(url);
+            return uri.getHost() == null ? "closed" : circuits.state(origin(uri));
+        } catch (IllegalArgumentException e) {
+            return "closed";
+        }
+    }
+
     /** Scheme, host and port: what one circuit stands for. */
     static String origin(URI uri) {
         int port = uri.getPort() != -1 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;

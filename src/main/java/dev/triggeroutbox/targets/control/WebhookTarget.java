@@ -102,6 +102,11 @@ public class WebhookTarget implements DeliveryTarget {
         return sender.send(row, timeout);
     }
 
+    /** The circuit of {@code url}'s origin on this node: {@code closed}, {@code open} or {@code half_open}. */
+    public String circuit(String url) {
+        return sender == null ? "closed" : sender.circuit(url);
+    }
+
     @Override
     public Map<UUID, Integer> rooms() {
         return sender.rooms();

@@ -15,9 +15,12 @@ import dev.triggeroutbox.targets.control.WebhookSignature;
 import dev.triggeroutbox.triggers.control.TargetRules;
 import dev.triggeroutbox.triggers.control.Triggers;
 import dev.triggeroutbox.triggers.entity.KafkaKey;
+import dev.triggeroutbox.triggers.entity.LanePolicy;
 import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.triggers.entity.Schedule;
 import dev.triggeroutbox.triggers.entity.Trigger;
+import dev.triggeroutbox.holds.control.Holds;
+import dev.triggeroutbox.outbox.control.CommitWakeup;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -40,6 +43,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
+import java.sql.SQLException;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Set;
@@ -52,7 +56,7 @@ import java.util.Set;
 public class TriggersResource {
 
     private static final Set<String> FIELDS = Set.of("sourceKind", "target", "scriptId", "maxAttempts", "enabled",
-            "schedule", "timezone", "misfire");
+            "schedule", "timezone", "misfire", "onDeadLetter");
     private static final Set<String> TARGET_FIELDS = Set.of("type", "url", "name", "destination", "topic", "key");
 
     @Inject
@@ -67,6 +71,12 @@ public class TriggersResource {
     @Inject
     WebhookSettings webhooks;
 
+    @Inject
+    Holds holds;
+
+    @Inject
+    CommitWakeup wakeup;
+
     @Context
     SecurityContext caller;
 
@@ -78,7 +88,7 @@ public class TriggersResource {
 
     /** The fields of a create or replace request, checked. */
     private record Definition(SourceKind kind, TargetType type, String target, KafkaKey key, ScriptId script,
-            Integer maxAttempts, boolean enabled, Schedule schedule) {
+            Integer maxAttempts, boolean enabled, Schedule schedule, LanePolicy onDeadLetter) {
     }
 
     private AppId app() {
@@ -102,6 +112,7 @@ public class TriggersResource {
             Definition d = definition(body);
             String secret = d.type() == TargetType.WEBHOOK ? WebhookSignature.newSecret() : null;
             Trigger t = triggers.create(app, d.kind(), d.type(), d.target(), d.key(), secret, d.script(), d.maxAttempts(), d.enabled());
+            t.onDeadLetter(d.onDeadLetter());
             triggers.schedule(t, d.schedule(), false);
             JsonObject json = json(t, true);
             return new IdempotencyKeys.Answer(201, Locations.of(uri, "apps", app.toString(), "triggers", t.id().toString()),
@@ -142,15 +153,21 @@ public class TriggersResource {
     @Path("{id}")
     @Consumes(MediaType.APPLICATION_JSON)
     @Transactional(rollbackOn = Exception.class)
-    public JsonObject replace(@PathParam("id") String id, JsonValue body) {
+    public JsonObject replace(@PathParam("id") String id, JsonValue body) throws SQLException {
         Trigger t = trigger(id);
         Definition d = definition(body);
         boolean newSecret = d.type() == TargetType.WEBHOOK && t.secret().isEmpty();
         boolean wasEnabled = t.enabled();
         t.change(d.kind(), d.type(), d.target(), d.key(), d.script(), d.maxAttempts(), d.enabled());
+        t.onDeadLetter(d.onDeadLetter());
         triggers.schedule(t, d.schedule(), wasEnabled);
         if (newSecret) {
             t.rotateSecret(WebhookSignature.newSecret());
+        }
+        if (t.enabled() && !wasEnabled) {
+            // the rows its disable held come due (the change is flushed first: unpark reads the trigger in SQL)
+            triggers.flush();
+            wakeup.revived(holds.unpark(t.appId(), t.id()));
         }
         return json(t, newSecret);
     }
@@ -165,9 +182,7 @@ public class TriggersResource {
     @Path("{id}/secret")
     @Transactional(rollbackOn = Exception.class)
     public Response rotateSecret(@PathParam("id") String id, @HeaderParam("Idempotency-Key") String key, String body) {
-        if (body != null && !body.isBlank() && !body.replaceAll("\\s", "").equals("{}")) {
-            throw ApiException.invalid("body", "must be empty: the new secret is made by the server");
-        }
+        JsonBody.requireEmpty(body, "must be empty: the new secret is made by the server");
         app();
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), "", () -> {
             Trigger t = trigger(id);
@@ -183,13 +198,45 @@ public class TriggersResource {
     @DELETE
     @Path("{id}")
     @Transactional(rollbackOn = Exception.class)
-    public Response delete(@PathParam("id") String id) {
+    public Response delete(@PathParam("id") String id) throws SQLException {
         AppId app = app();
-        if (!triggers.delete(app, Callers.pathId(id, TriggerId::parse, "trigger"))) {
+        TriggerId trigger = Callers.pathId(id, TriggerId::parse, "trigger");
+        if (!triggers.delete(app, trigger)) {
             throw ApiException.notFound("trigger " + id);
         }
+        // rows it held come due, and dead-letter as rows of a trigger that does not exist
+        wakeup.revived(holds.unpark(app, trigger));
         return Response.noContent().build();
     }
+
+    /**
+     * Puts the trigger on hold: from the commit on its rows are not claimed (they show {@code held}; those in
+     * flight finish their attempt), spend no attempt and never dead-letter, until {@link #release}. Takes no body;
+     * a trigger already on hold is answered as it is.
+     */
+    @POST
+    @Path("{id}/hold")
+    @Transactional(rollbackOn = Exception.class)
+    public JsonObject hold(@PathParam("id") String id, String body) {
+        JsonBody.requireEmpty(body, "must be empty: a hold or release takes no fields");
+        Trigger t = trigger(id);
+        triggers.hold(t, true);
+        return json(t, false);
+    }
+
+    /** Takes the trigger off hold: its held rows come due in the order they were due (unless its app or a disable still holds them). */
+    @POST
+    @Path("{id}/release")
+    @Transactional(rollbackOn = Exception.class)
+    public JsonObject release(@PathParam("id") String id, String body) throws SQLException {
+        JsonBody.requireEmpty(body, "must be empty: a hold or release takes no fields");
+        Trigger t = trigger(id);
+        if (triggers.hold(t, false)) {
+            wakeup.revived(holds.unpark(t.appId(), t.id()));
+        }
+        return json(t, false);
+    }
+
 
     private Definition definition(JsonValue body) {
         JsonBody b = JsonBody.of(body, FIELDS);
@@ -197,6 +244,8 @@ public class TriggersResource {
         ScriptId script = b.parsed("scriptId", false, ScriptId::parse, "must be a UUID");
         Integer maxAttempts = b.integer("maxAttempts", false, 1, 1000);
         Boolean enabled = b.bool("enabled", false);
+        LanePolicy onDeadLetter = b.parsed("onDeadLetter", false,
+                w -> LanePolicy.fromWire(w).orElseThrow(IllegalArgumentException::new), "must be continue or block");
         JsonBody target = b.object("target", true, TARGET_FIELDS);
         TargetType type = null;
         String where = null;
@@ -212,7 +261,7 @@ public class TriggersResource {
         Schedule schedule = schedule(b, kind);
         b.validate();
         targetRules.check(type, where);
-        return new Definition(kind, type, where, key, script, maxAttempts, enabled == null || enabled, schedule);
+        return new Definition(kind, type, where, key, script, maxAttempts, enabled == null || enabled, schedule, onDeadLetter);
     }
 
     /** Only cron triggers have a schedule (and may go without one). */
@@ -254,6 +303,8 @@ public class TriggersResource {
                 .add("sourceKind", t.sourceKind().wire())
                 .add("target", target)
                 .add("enabled", t.enabled())
+                .add("held", t.held())
+                .add("onDeadLetter", t.onDeadLetter().wire())
                 .add("createdAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.createdAt()))
                 .add("updatedAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.updatedAt()));
         t.scriptId().ifPresent(s -> json.add("scriptId", s.toString()));

@@ -72,6 +72,24 @@ public class Triggers {
         em.refresh(trigger);
     }
 
+    /**
+     * Holds or releases a trigger; false when it already was as asked. The claim reads the flag in its own
+     * statement, so from the commit on no claim takes the trigger's rows (those in flight finish their attempt).
+     */
+    public boolean hold(Trigger trigger, boolean held) {
+        int changed = em.createNativeQuery("UPDATE triggers SET held = ?1, updated_at = now() WHERE id = ?2 AND held <> ?1") // 1 held, 2 trigger
+                .setParameter(1, held)
+                .setParameter(2, trigger.id().value())
+                .executeUpdate();
+        em.refresh(trigger);
+        return changed == 1;
+    }
+
+    /** Writes pending entity changes now, for SQL in the same transaction that reads them. */
+    public void flush() {
+        em.flush();
+    }
+
     public Optional<Trigger> find(AppId app, TriggerId id) {
         return Optional.ofNullable(em.find(Trigger.class, id.value()))
                 .filter(t -> t.appId().equals(app));
@@ -86,6 +104,8 @@ public class Triggers {
     public boolean delete(AppId app, TriggerId id) {
         return find(app, id).map(t -> {
             em.remove(t);
+            // its lanes go with it: a block would list a lane no row can enter any more (the dead letters stay)
+            em.createNativeQuery("DELETE FROM lane_blocks WHERE lane = ?1").setParameter(1, id.value()).executeUpdate();
             return true;
         }).orElse(false);
     }

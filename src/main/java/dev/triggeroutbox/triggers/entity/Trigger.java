@@ -57,6 +57,14 @@ public class Trigger {
     @Column(name = "enabled", nullable = false)
     private boolean enabled;
 
+    /** What its ordered lanes do when a head dead-letters ({@link LanePolicy}). */
+    @Column(name = "on_dead_letter", nullable = false)
+    private String onDeadLetter = LanePolicy.CONTINUE.wire();
+
+    /** On hold: its rows wait, unclaimed. Written only by the hold's statement (Triggers), never by a replace. */
+    @Column(name = "held", insertable = false, updatable = false)
+    private boolean held;
+
     @Column(name = "schedule")
     private String schedule;
 
@@ -165,6 +173,20 @@ public class Trigger {
         this.misfire = newSchedule == null ? null : newSchedule.misfire().wire();
         touch();
         return changed;
+    }
+
+    public LanePolicy onDeadLetter() {
+        return LanePolicy.fromWire(onDeadLetter).orElse(LanePolicy.CONTINUE);
+    }
+
+    /** Sets what its ordered lanes do when a head dead-letters (null: continue). */
+    public void onDeadLetter(LanePolicy policy) {
+        this.onDeadLetter = (policy == null ? LanePolicy.CONTINUE : policy).wire();
+        touch();
+    }
+
+    public boolean held() {
+        return held;
     }
 
     public boolean enabled() {

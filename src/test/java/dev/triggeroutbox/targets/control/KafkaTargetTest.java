@@ -38,7 +38,7 @@ class KafkaTargetTest {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         return new ClaimedRow(new OutboxId(UUID.randomUUID()), new AppId(UUID.randomUUID()), "kv", new TriggerId(UUID.randomUUID()),
                 null, null, "{\"a\": 1}", "p", 2, null, 3, null, now, now,
-                new ClaimedRow.TriggerTarget("kafka", "orders", null, true, null, null, null, key), trace, Long.MAX_VALUE);
+                new ClaimedRow.TriggerTarget("kafka", "orders", null, null, null, null, key), trace, Long.MAX_VALUE);
     }
 
     private static String header(ProducerRecord<String, String> r, String name) {
@@ -70,7 +70,8 @@ class KafkaTargetTest {
     void theTriggerSaysWhatKeysTheRecord() {
         ClaimedRow byApp = row("appId", null);
         assertEquals(byApp.appId().toString(), KafkaTarget.record(byApp, "t").key());
-        assertNull(KafkaTarget.record(row("orderingKey", null), "t").key(), "rows carry no ordering key yet: no key");
+        assertNull(KafkaTarget.record(row("orderingKey", null), "t").key(), "a row in no lane: no key");
+        assertEquals("order-7", KafkaTarget.record(row("orderingKey", null).inLane("order-7"), "t").key(), "a lane's key");
         ClaimedRow unset = row(null, null);
         assertEquals(unset.id().toString(), KafkaTarget.record(unset, "t").key(), "rowId when the trigger names none");
         assertNull(header(KafkaTarget.record(unset, "t"), "traceparent"));

@@ -30,13 +30,13 @@ class WebhookRepliesTest {
     @ValueSource(ints = {200, 201, 202, 204, 299})
     void twoHundredsAreDelivered(int status) {
         DeliveryResult r = reply(status, "{\"ok\":true}");
-        assertEquals(new DeliveryResult.Delivered("{\"ok\":true}"), r);
+        assertEquals(new DeliveryResult.Delivered("{\"ok\":true}", status), r);
     }
 
     @Test
     void anEmptyBodyIsNoReply() {
-        assertEquals(new DeliveryResult.Delivered(null), reply(204, ""));
-        assertEquals(new DeliveryResult.Delivered(null), reply(200, null));
+        assertEquals(new DeliveryResult.Delivered(null, 204), reply(204, ""));
+        assertEquals(new DeliveryResult.Delivered(null, 200), reply(200, null));
     }
 
     @Test

@@ -131,14 +131,14 @@ class WebhookSenderTest {
     private static ClaimedRow row(String url, String secret, ExecutionId root) {
         return new ClaimedRow(OutboxId.random(), new AppId(UUID.randomUUID()), "kv", new TriggerId(UUID.randomUUID()),
                 null, null, "{\"key\": \"k1\", \"value\": \"Zoë\"}", "alice", 2, root, 3, null,
-                OffsetDateTime.now(ZoneOffset.UTC), OffsetDateTime.now(ZoneOffset.UTC), new ClaimedRow.TriggerTarget("webhook", url, secret, true, null));
+                OffsetDateTime.now(ZoneOffset.UTC), OffsetDateTime.now(ZoneOffset.UTC), new ClaimedRow.TriggerTarget("webhook", url, secret, null));
     }
 
     /** A row of a trigger whose secret was rotated from {@code previous}, which signs until {@code expires}. */
     private static ClaimedRow rotatedRow(String url, String secret, String previous, Instant expires) {
         return new ClaimedRow(OutboxId.random(), new AppId(UUID.randomUUID()), "kv", new TriggerId(UUID.randomUUID()),
                 null, null, "{\"rotated\": true}", "alice", 0, null, 1, null, OffsetDateTime.now(ZoneOffset.UTC),
-                OffsetDateTime.now(ZoneOffset.UTC), new ClaimedRow.TriggerTarget("webhook", url, secret, true, null,
+                OffsetDateTime.now(ZoneOffset.UTC), new ClaimedRow.TriggerTarget("webhook", url, secret, null,
                         previous, expires.atOffset(ZoneOffset.UTC)));
     }
 
@@ -208,7 +208,7 @@ class WebhookSenderTest {
 
         DeliveryResult result = await(sender().send(row));
 
-        assertEquals(new DeliveryResult.Delivered("{\"got\":1}"), result);
+        assertEquals(new DeliveryResult.Delivered("{\"got\":1}", 200), result);
         Seen s = seen.poll(5, TimeUnit.SECONDS);
         assertEquals(row.payload(), s.body());
         Headers h = s.headers();

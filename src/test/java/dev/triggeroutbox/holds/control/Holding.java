@@ -1,0 +1,16 @@
+package dev.triggeroutbox.holds.control;
+
+import javax.sql.DataSource;
+
+/** {@link Holds} on a plain data source, for tests of its SQL outside a server. */
+public final class Holding {
+
+    private Holding() {
+    }
+
+    public static Holds on(DataSource dataSource) {
+        Holds holds = new Holds();
+        holds.dataSource = dataSource;
+        return holds;
+    }
+}

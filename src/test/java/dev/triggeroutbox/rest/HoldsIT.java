@@ -1,0 +1,248 @@
+package dev.triggeroutbox.rest;
+
+import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.it.Eventually;
+import jakarta.json.JsonObject;
+import java.net.URL;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Holds: a held trigger's or app's rows wait unclaimed (status {@code held}, no attempt spent, nothing dead-lettered)
+ * while the rest flows, are parked out of the due order by the dispatcher's tick, and are all delivered once
+ * released; a disabled trigger holds its rows the same way (also once its own hold is released); every change is
+ * audited; bad calls change nothing.
+ * A real HTTP receiver on loopback shows what was delivered.
+ */
+@ExtendWith(ArquillianExtension.class)
+class HoldsIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final int ROWS = 20;
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.outboxWithTestHandlers();
+    }
+
+    @ArquillianResource
+    URL base;
+
+    private Api api;
+    private Receiver receiver;
+    private final UUID app = UUID.randomUUID();
+
+    @BeforeEach
+    void start() throws Exception {
+        api = new Api(base);
+        receiver = new Receiver();
+    }
+
+    @AfterEach
+    void stop() {
+        receiver.close();
+        api.close();
+    }
+
+    private String webhook(UUID owner, String path) {
+        receiver.script(path, n -> Receiver.Answer.of(204));
+        Api.Reply r = api.post(ADMIN, "apps/" + owner + "/triggers",
+                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"" + receiver.url(path) + "\"}}");
+        assertEquals(201, r.status(), r.toString());
+        return r.object().getString("id");
+    }
+
+    /** Publishes {@code n} events to {@code owner}; the ids of the rows written for {@code trigger}. */
+    private List<String> publish(UUID owner, int n, String trigger) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Api.Reply r = api.post(ADMIN, "apps/" + owner + "/events", "{\"sourceKind\":\"kv\",\"payload\":{\"i\":" + i + "}}");
+            assertEquals(202, r.status(), r.toString());
+            r.object().getJsonArray("rows").getValuesAs(JsonObject.class).stream()
+                    .filter(row -> row.getString("triggerId").equals(trigger)).forEach(row -> ids.add(row.getString("id")));
+        }
+        assertEquals(n, ids.size());
+        return ids;
+    }
+
+    private JsonObject row(String id) {
+        Api.Reply r = api.get(ADMIN, "outbox/" + id);
+        assertEquals(200, r.status(), r.toString());
+        return r.object();
+    }
+
+    private Set<String> payloads(String path) {
+        // as stored: jsonb writes a space after the colon
+        return receiver.at(path).stream().map(r -> r.body().replace(" ", "")).collect(Collectors.toSet());
+    }
+
+    private static Set<String> expected(int n) {
+        return IntStream.range(0, n).mapToObj(i -> "{\"i\":" + i + "}").collect(Collectors.toSet());
+    }
+
+    private List<String> actions(String target) {
+        return api.get(ADMIN, "admin/audit?targetId=" + target).object().getJsonArray("items").getValuesAs(JsonObject.class)
+                .stream().map(e -> e.getString("action")).toList();
+    }
+
+    private long parked(String trigger) {
+        return ItDatabase.count("SELECT count(*) FROM outbox WHERE trigger_id = ?::uuid AND next_attempt_at = 'infinity'"
+                + " AND held_due_at IS NOT NULL", trigger);
+    }
+
+    @Test
+    void aHeldTriggersRowsWaitWhileItsSiblingDeliversAndAllComeOnRelease() {
+        String held = webhook(app, "/held");
+        webhook(app, "/free");
+        Api.Reply hold = api.post(ADMIN, "apps/" + app + "/triggers/" + held + "/hold", null);
+        assertEquals(200, hold.status(), hold.toString());
+        assertTrue(hold.object().getBoolean("held"), hold.toString());
+        assertTrue(api.get(ADMIN, "apps/" + app + "/triggers/" + held).object().getBoolean("held"));
+
+        List<String> ids = publish(app, ROWS, held);
+        Eventually.until(WAIT, () -> receiver.at("/free").size() == ROWS, () -> receiver.at("/free").size() + " at /free");
+        // the dispatcher's tick parks them out of the due order
+        Eventually.until(WAIT, () -> parked(held) == ROWS, () -> parked(held) + " parked");
+        assertEquals(0, receiver.at("/held").size(), "a held trigger's row was delivered");
+        for (String id : ids) {
+            JsonObject row = row(id);
+            assertEquals("held", row.getString("status"), row.toString());
+            assertEquals(0, row.getInt("attemptCount"), "a held row spent an attempt: " + row);
+            assertFalse(row.isNull("nextAttemptAt") || row.getString("nextAttemptAt").startsWith("+"), row.toString());
+        }
+        // the console's totals count them (measured at most a few seconds apart; other tests' rows may be held too)
+        Eventually.until(WAIT, () -> api.get(ADMIN, "admin/stats").object().getJsonNumber("held").longValue() >= ROWS,
+                () -> api.get(ADMIN, "admin/stats").toString());
+
+        Api.Reply again = api.post(ADMIN, "apps/" + app + "/triggers/" + held + "/hold", "{}");
+        assertEquals(200, again.status(), "a hold of a held trigger answers as it stands: " + again);
+        Api.Reply release = api.post(ADMIN, "apps/" + app + "/triggers/" + held + "/release", null);
+        assertEquals(200, release.status(), release.toString());
+        assertFalse(release.object().getBoolean("held"), release.toString());
+
+        Eventually.until(WAIT, () -> receiver.at("/held").size() >= ROWS, () -> receiver.at("/held").size() + " at /held");
+        assertEquals(expected(ROWS), payloads("/held"), "every held row, once");
+        assertEquals(ROWS, receiver.at("/held").size(), "no row twice");
+        for (String id : ids) {
+            Eventually.until(WAIT, () -> row(id).getString("status").equals("delivered"), () -> row(id).toString());
+            assertEquals(1, row(id).getInt("attemptCount"), row(id).toString());
+        }
+        assertEquals(List.of("trigger.release", "trigger.hold", "trigger.hold", "trigger.create"), actions(held));
+    }
+
+    @Test
+    void anAppOnHoldWaitsWhileAnotherAppDeliversAndItsInvokeIsRefused() {
+        UUID other = UUID.randomUUID();
+        String heldTrigger = webhook(app, "/app-held");
+        webhook(other, "/app-free");
+        Api.Reply hold = api.post(ADMIN, "admin/apps/" + app + "/hold", null);
+        assertEquals(200, hold.status(), hold.toString());
+        assertTrue(hold.object().getBoolean("held"), hold.toString());
+        assertEquals(ADMIN, hold.object().getString("heldBy"));
+        assertTrue(api.get(ADMIN, "admin/holds").object().getJsonArray("apps").getValuesAs(JsonObject.class).stream()
+                .anyMatch(h -> h.getString("appId").equals(app.toString())), "GET /admin/holds lists the app");
+
+        List<String> ids = publish(app, ROWS, heldTrigger);
+        publish(other, ROWS, webhookId(other));
+        Eventually.until(WAIT, () -> receiver.at("/app-free").size() == ROWS, () -> receiver.at("/app-free").size() + " at /app-free");
+        assertEquals(0, receiver.at("/app-held").size(), "a held app's row was delivered");
+        assertEquals("held", row(ids.get(0)).getString("status"));
+
+        Api.Reply invoke = api.post(ADMIN, "apps/" + app + "/triggers/" + heldTrigger + "/invoke?timeoutMs=1000",
+                "{\"payload\":1}");
+        assertEquals(409, invoke.status(), invoke.toString());
+        assertTrue(invoke.isProblem(), invoke.toString());
+        assertTrue(invoke.object().getString("type").endsWith("held"), invoke.toString());
+
+        assertEquals(200, api.post(ADMIN, "admin/apps/" + app + "/hold", null).status(), "a second hold changes nothing");
+        Api.Reply release = api.post(ADMIN, "admin/apps/" + app + "/release", null);
+        assertEquals(200, release.status(), release.toString());
+        assertFalse(release.object().getBoolean("held"), release.toString());
+        Eventually.until(WAIT, () -> receiver.at("/app-held").size() >= ROWS, () -> receiver.at("/app-held").size() + " at /app-held");
+        assertEquals(expected(ROWS), payloads("/app-held"));
+        assertEquals(ROWS, receiver.at("/app-held").size(), "no row twice");
+        assertEquals(List.of("app.release", "app.hold"), actions(app.toString()), "one hold, one release");
+        assertEquals(0, api.post(ADMIN, "admin/apps/" + app + "/release", null).object().getInt("releasedRows"),
+                "a release of an app not on hold puts nothing back");
+    }
+
+    private String webhookId(UUID owner) {
+        return api.get(ADMIN, "apps/" + owner + "/triggers").json().asJsonArray().getJsonObject(0).getString("id");
+    }
+
+    @Test
+    void disablingATriggerHoldsItsRowsInsteadOfDeadLetteringThemAndEnablingDeliversThem() {
+        String trigger = webhook(app, "/disabled");
+        webhook(app, "/enabled");
+        String definition = "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"" + receiver.url("/disabled") + "\"},\"enabled\":%s}";
+        // rows waiting when the trigger is disabled: written while it is held, then the hold goes and the disable stays
+        assertEquals(200, api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/hold", null).status());
+        List<String> ids = publish(app, ROWS, trigger);
+        Api.Reply disabled = api.call(ADMIN, "PUT", "apps/" + app + "/triggers/" + trigger, definition.formatted("false"));
+        assertEquals(200, disabled.status(), disabled.toString());
+        Api.Reply released = api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/release", null);
+        assertEquals(200, released.status(), released.toString());
+        assertFalse(released.object().getBoolean("held"));
+        Eventually.until(WAIT, () -> receiver.at("/enabled").size() == ROWS, () -> receiver.at("/enabled").size() + " at /enabled");
+        Eventually.until(WAIT, () -> parked(trigger) == ROWS, () -> parked(trigger) + " parked");
+        assertEquals(0, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app), "rows of a disabled trigger dead-lettered");
+        assertEquals(0, receiver.at("/disabled").size());
+        assertEquals("held", row(ids.get(0)).getString("status"));
+
+        Api.Reply enabled = api.call(ADMIN, "PUT", "apps/" + app + "/triggers/" + trigger, definition.formatted("true"));
+        assertEquals(200, enabled.status(), enabled.toString());
+        Eventually.until(WAIT, () -> receiver.at("/disabled").size() >= ROWS, () -> receiver.at("/disabled").size() + " at /disabled");
+        assertEquals(expected(ROWS), payloads("/disabled"));
+        assertEquals(0, parked(trigger));
+    }
+
+    @Test
+    void aHeldRowCanBeCancelledAndBadHoldsAreRefusedWithoutAChange() {
+        String trigger = webhook(app, "/cancelled");
+        assertEquals(200, api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/hold", null).status());
+        List<String> ids = publish(app, 3, trigger);
+        // "discard pending": the bulk cancel of the trigger's rows
+        Api.Reply discard = api.post(ADMIN, "admin/outbox/cancel", "{\"triggerId\":\"" + trigger + "\"}");
+        assertEquals(200, discard.status(), discard.toString());
+        assertEquals(3, discard.object().getInt("cancelled"), discard.toString());
+        assertEquals("cancelled", row(ids.get(0)).getString("status"));
+
+        Api.Reply unknown = api.post(ADMIN, "apps/" + app + "/triggers/" + UUID.randomUUID() + "/hold", null);
+        assertEquals(404, unknown.status(), unknown.toString());
+        assertTrue(unknown.isProblem(), unknown.toString());
+        Api.Reply withBody = api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/release", "{\"now\":true}");
+        assertEquals(400, withBody.status(), withBody.toString());
+        assertTrue(withBody.isProblem(), withBody.toString());
+        Api.Reply notAdmin = api.post(PRODUCER_A, "admin/apps/" + app + "/hold", null);
+        assertEquals(403, notAdmin.status(), notAdmin.toString());
+        Api.Reply badApp = api.post(ADMIN, "admin/apps/not-a-uuid/hold", null);
+        assertEquals(404, badApp.status(), "as every path id that is no UUID: " + badApp);
+        assertTrue(badApp.isProblem(), badApp.toString());
+        Api.Reply get = api.get(ADMIN, "admin/apps/" + app + "/hold");
+        assertEquals(405, get.status(), get.toString());
+
+        assertTrue(api.get(ADMIN, "apps/" + app + "/triggers/" + trigger).object().getBoolean("held"), "the refused release changed it");
+        assertFalse(api.get(ADMIN, "admin/holds").object().getJsonArray("apps").getValuesAs(JsonObject.class).stream()
+                .anyMatch(h -> h.getString("appId").equals(app.toString())), "a refused hold held the app");
+        assertEquals(List.of("trigger.hold", "trigger.create"), actions(trigger));
+    }
+}

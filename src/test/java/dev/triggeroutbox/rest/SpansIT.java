@@ -1,0 +1,246 @@
+package dev.triggeroutbox.rest;
+
+import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.kit.OtlpCollector;
+import dev.triggeroutbox.kit.OtlpCollector.Received;
+import io.opentelemetry.proto.trace.v1.Span.SpanKind;
+import java.net.URL;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The outbox's spans on a server that provides OpenTelemetry: WildFly's standalone-full.xml with the
+ * {@code opentelemetry} subsystem (standalone-config/opentelemetry-add.cli, applied by the build), exporting to a
+ * real OTLP gRPC endpoint the test starts ({@link OtlpCollector}). A write and each delivery attempt are spans of
+ * the producer's trace, and the receiver's {@code traceparent} names the attempt. Without the subsystem (every
+ * other IT) the trace context passes on unchanged: {@link TraceContextIT}.
+ */
+@ExtendWith(ArquillianExtension.class)
+class SpansIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String STATE = "rojo=00f067aa0ba902b7";
+    private static OtlpCollector collector;
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.outboxWithTestHandlers();
+    }
+
+    @ArquillianResource
+    URL base;
+
+    private Api api;
+    private Receiver receiver;
+    private final UUID app = UUID.randomUUID();
+
+    @BeforeAll
+    static void startCollector() {
+        collector = OtlpCollector.start(Integer.getInteger("it.otlp.port", 14317));
+    }
+
+    @AfterAll
+    static void stopCollector() {
+        collector.close();
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        api = new Api(base);
+        receiver = new Receiver();
+    }
+
+    @AfterEach
+    void stop() {
+        receiver.close();
+        api.close();
+    }
+
+    private static String traceId() {
+        return UUID.randomUUID().toString().replace("-", "");
+    }
+
+    private static String spanId() {
+        return UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    }
+
+    private String trigger(String kind, String target, int maxAttempts) {
+        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
+                {"sourceKind":"%s","target":%s,"maxAttempts":%d}""".formatted(kind, target, maxAttempts));
+        assertEquals(201, r.status(), r.toString());
+        return r.object().getString("id");
+    }
+
+    private void webhook(String kind, String path, int maxAttempts) {
+        trigger(kind, "{\"type\":\"webhook\",\"url\":\"" + receiver.url(path) + "\"}", maxAttempts);
+    }
+
+    /** Publishes one kv event; answers its one row's id. */
+    private String publish(Map<String, String> headers) {
+        Api.Reply r = api.post(ADMIN, "apps/" + app + "/events", "application/json",
+                "{\"sourceKind\":\"kv\",\"payload\":{\"n\":1}}", headers);
+        assertEquals(202, r.status(), r.toString());
+        return r.object().getJsonArray("rows").getJsonObject(0).getString("id");
+    }
+
+    private List<Receiver.Request> received(String path, int count) {
+        Eventually.until(WAIT, () -> receiver.at(path).size() >= count, () -> receiver.at(path).toString());
+        return receiver.at(path);
+    }
+
+    private List<Received> attempts(String rowId, int count) {
+        return collector.await(s -> s.name().startsWith("outbox deliver ") && rowId.equals(s.attribute("outbox.row_id")),
+                count, WAIT).stream().sorted(Comparator.comparing(s -> Integer.parseInt(s.attribute("outbox.attempt")))).toList();
+    }
+
+    private Received byId(String spanId) {
+        return collector.await(s -> s.spanId().equals(spanId), 1, WAIT).get(0);
+    }
+
+    private Received publishSpanOf(Received attempt) {
+        Received write = byId(attempt.parentSpanId());
+        assertEquals("outbox publish", write.name(), write.toString());
+        assertEquals(SpanKind.SPAN_KIND_PRODUCER, write.kind(), write.toString());
+        assertEquals(app.toString(), write.attribute("outbox.app_id"), write.toString());
+        return write;
+    }
+
+    @Test
+    void aTracedPublishAndItsDeliveryAreSpansOfTheCallersTrace() {
+        receiver.script("/traced", n -> Receiver.Answer.of(204));
+        webhook("kv", "/traced", 3);
+        String trace = traceId();
+        String caller = spanId();
+
+        String row = publish(Map.of("traceparent", "00-" + trace + "-" + caller + "-01", "tracestate", STATE));
+
+        Receiver.Request got = received("/traced", 1).get(0);
+        Received attempt = attempts(row, 1).get(0);
+        assertEquals("outbox deliver webhook", attempt.name());
+        assertEquals(SpanKind.SPAN_KIND_CONSUMER, attempt.kind());
+        assertEquals(trace, attempt.traceId(), attempt.toString());
+        assertEquals("delivered", attempt.attribute("outbox.outcome"), attempt.toString());
+        assertEquals("1", attempt.attribute("outbox.attempt"));
+        assertEquals("webhook", attempt.attribute("outbox.target.type"));
+        assertFalse(attempt.failed(), attempt.toString());
+        // the receiver's trace is a child of the attempt, with the caller's trace state
+        assertEquals(attempt.traceparent(), got.header("traceparent"));
+        assertEquals(STATE, got.header("tracestate"));
+
+        Received write = publishSpanOf(attempt);
+        assertEquals(trace, write.traceId());
+        assertEquals("1", write.attribute("outbox.rows"));
+        assertEquals("kv", write.attribute("outbox.source_kind"));
+        // the write is the caller's child, through the server's span of the REST request when it makes one
+        Received parent = write;
+        if (!write.parentSpanId().equals(caller)) {
+            parent = byId(write.parentSpanId());
+            assertEquals(SpanKind.SPAN_KIND_SERVER, parent.kind(), parent.toString());
+        }
+        assertEquals(caller, parent.parentSpanId(), parent.toString());
+    }
+
+    @Test
+    void aWaitingRowShowsTheContextOfItsWrite() {
+        webhook("kv", "/later", 3);
+        String trace = traceId();
+        String later = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
+        Api.Reply scheduled = api.post(ADMIN, "apps/" + app + "/events", "application/json",
+                "{\"sourceKind\":\"kv\",\"payload\":{},\"deliverAt\":\"" + later + "\"}",
+                Map.of("traceparent", "00-" + trace + "-" + spanId() + "-01"));
+        assertEquals(202, scheduled.status(), scheduled.toString());
+        String row = scheduled.object().getJsonArray("rows").getJsonObject(0).getString("id");
+
+        String stored = api.get(ADMIN, "outbox/" + row).object().getString("traceparent");
+        Received write = byId(stored.substring(36, 52));
+        assertEquals("outbox publish", write.name(), write.toString());
+        assertEquals(write.traceparent(), stored);
+        assertEquals(trace, write.traceId());
+        assertEquals(200, api.post(ADMIN, "outbox/" + row + "/cancel", null).status());
+    }
+
+    @Test
+    void eachAttemptIsASpanOfItsOwnAndAFailedOneSaysWhy() {
+        receiver.script("/flaky", n -> Receiver.Answer.of(n == 1 ? 503 : 204));
+        webhook("kv", "/flaky", 3);
+        String trace = traceId();
+
+        String row = publish(Map.of("traceparent", "00-" + trace + "-" + spanId() + "-01"));
+
+        List<Receiver.Request> got = received("/flaky", 2);
+        List<Received> attempts = attempts(row, 2);
+        Received first = attempts.get(0);
+        Received second = attempts.get(1);
+        assertEquals("1", first.attribute("outbox.attempt"));
+        assertEquals("failed", first.attribute("outbox.outcome"), first.toString());
+        assertTrue(first.failed(), first.toString());
+        assertTrue(first.statusMessage().contains("503"), first.toString());
+        assertEquals("2", second.attribute("outbox.attempt"));
+        assertEquals("delivered", second.attribute("outbox.outcome"), second.toString());
+        assertFalse(second.failed(), second.toString());
+        // both are children of the one write, and each request names its own attempt
+        assertEquals(first.parentSpanId(), second.parentSpanId());
+        assertEquals(trace, publishSpanOf(first).traceId());
+        assertEquals(first.traceparent(), got.get(0).header("traceparent"));
+        assertEquals(second.traceparent(), got.get(1).header("traceparent"));
+    }
+
+    @Test
+    void whatAHandlerPublishesIsAChildOfItsAttempt() {
+        trigger("kv", "{\"type\":\"handler\",\"name\":\"publisher\"}", 3);
+        receiver.script("/cascaded", n -> Receiver.Answer.of(204));
+        webhook("docs", "/cascaded", 3);
+        String trace = traceId();
+
+        String row = publish(Map.of("traceparent", "00-" + trace + "-" + spanId() + "-01"));
+
+        Receiver.Request got = received("/cascaded", 1).get(0);
+        Received handled = attempts(row, 1).get(0);
+        assertEquals("outbox deliver handler", handled.name());
+        assertEquals("delivered", handled.attribute("outbox.outcome"), handled.toString());
+        Received cascade = collector.await(s -> s.name().equals("outbox publish") && s.parentSpanId().equals(handled.spanId()),
+                1, WAIT).get(0);
+        assertEquals("docs", cascade.attribute("outbox.source_kind"));
+        Received delivered = collector.await(s -> s.name().equals("outbox deliver webhook")
+                && s.parentSpanId().equals(cascade.spanId()), 1, WAIT).get(0);
+        assertEquals(trace, delivered.traceId());
+        assertEquals(delivered.traceparent(), got.header("traceparent"));
+        assertEquals("1", got.header("outbox-trigger-depth"));
+    }
+
+    @Test
+    void anUntracedPublishStartsATraceThatTheReceiverJoins() {
+        receiver.script("/untraced", n -> Receiver.Answer.of(204));
+        webhook("kv", "/untraced", 3);
+
+        String row = publish(Map.of());
+
+        Receiver.Request got = received("/untraced", 1).get(0);
+        Received attempt = attempts(row, 1).get(0);
+        assertNotNull(got.header("traceparent"), got.toString());
+        assertEquals(attempt.traceparent(), got.header("traceparent"));
+        assertEquals(attempt.traceId(), publishSpanOf(attempt).traceId());
+    }
+}
