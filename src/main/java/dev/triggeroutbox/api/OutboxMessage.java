@@ -22,6 +22,7 @@ public final class OutboxMessage implements Serializable {
     private Integer maxAttempts;
     private String traceparent;
     private String tracestate;
+    private String orderingKey;
 
     /**
      * @param appId      the app whose trigger this is
@@ -59,6 +60,15 @@ public final class OutboxMessage implements Serializable {
     public OutboxMessage traceContext(String parent, String state) {
         this.traceparent = parent;
         this.tracestate = state;
+        return this;
+    }
+
+    /**
+     * The lane the row joins (1 to 200 characters; null: none): it is delivered after every earlier row of its
+     * trigger with the same key, one at a time.
+     */
+    public OutboxMessage orderingKey(String key) {
+        this.orderingKey = key;
         return this;
     }
 
@@ -100,5 +110,9 @@ public final class OutboxMessage implements Serializable {
 
     public String tracestate() {
         return tracestate;
+    }
+
+    public String orderingKey() {
+        return orderingKey;
     }
 }

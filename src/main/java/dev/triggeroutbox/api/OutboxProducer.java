@@ -24,4 +24,10 @@ public interface OutboxProducer {
      * the rows written (none when no trigger matches).
      */
     List<UUID> publish(UUID appId, String sourceKind, String payload);
+
+    /**
+     * Publishes like {@link #publish(UUID, String, String)}, each row in its trigger's lane of {@code orderingKey}
+     * (1 to 200 characters; null: none).
+     */
+    List<UUID> publish(UUID appId, String sourceKind, String payload, String orderingKey);
 }

@@ -12,6 +12,7 @@ import jakarta.ejb.EJBException;
 import jakarta.inject.Inject;
 import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -120,6 +121,20 @@ class CrossDeploymentIT {
             assertTrue(said.contains("IllegalArgumentException"), "a JDK exception the caller can read: " + said);
         });
         assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app));
+    }
+
+    @Test
+    @OperateOnDeployment("shop")
+    void rowsFromAnotherDeploymentJoinTheLaneOfTheirOrderingKey() {
+        List<UUID> rows = shop.keyed(app, trigger, "customer-7");
+        assertEquals(2, rows.size(), "the enqueued row and the published one");
+        assertEquals(2, Sql.count("SELECT count(*) FROM outbox WHERE app_id = ? AND ordering_key = 'customer-7'", app));
+        Sql.update("DELETE FROM outbox WHERE app_id = ?", app);
+
+        EJBException e = assertThrows(EJBException.class, () -> shop.keyed(app, trigger, ""));
+        String said = messages(e);
+        assertTrue(said.contains("orderingKey must be 1 to 200 characters"), said);
+        assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app), "refused: nothing written");
     }
 
     @Test

@@ -42,6 +42,15 @@ public class ShopService {
         return outbox.publish(app, "docs", payload);
     }
 
+    /** An enqueue and a publish in the lane of {@code key}, in one transaction. */
+    public java.util.List<UUID> keyed(UUID app, UUID trigger, String key) {
+        java.util.List<UUID> rows = new java.util.ArrayList<>();
+        rows.add(outbox.enqueue(new OutboxMessage(app, "docs", trigger, "{}").orderingKey(key)
+                .deliverAt(OffsetDateTime.now().plusHours(1))));
+        rows.addAll(outbox.publish(app, "docs", "{}", key));
+        return rows;
+    }
+
     /** An enqueue that fails in the database: the transaction's connection (shared with the outbox) finds no tables. */
     public UUID enqueueWithTheTablesHidden(UUID app, UUID trigger) {
         Sql.update("SET LOCAL search_path TO no_such_schema");

@@ -51,7 +51,8 @@ public class OutboxProducerBean implements OutboxProducer {
                 .withOrigin(context.getCallerPrincipal().getName())
                 .withLineage(ExecutionId.ofNullable(message.rootExecutionId()), message.triggerDepth())
                 .withMaxAttempts(message.maxAttempts())
-                .deliverAt(message.deliverAt());
+                .deliverAt(message.deliverAt())
+                .withOrderingKey(message.orderingKey());
         try (CurrentTrace.Scope trace = CurrentTrace.open(TraceContext.parse(message.traceparent(), message.tracestate()))) {
             return outbox.enqueue(row).value();
         } catch (ApiException e) {
@@ -63,11 +64,16 @@ public class OutboxProducerBean implements OutboxProducer {
 
     @Override
     public List<UUID> publish(UUID appId, String sourceKind, String payload) {
+        return publish(appId, sourceKind, payload, null);
+    }
+
+    @Override
+    public List<UUID> publish(UUID appId, String sourceKind, String payload, String orderingKey) {
         AppId app = new AppId(required(appId, "appId"));
         checkAccess(app);
         try {
             return outbox.publish(app, kind(sourceKind), required(payload, "payload"),
-                            context.getCallerPrincipal().getName(), null, 0, null)
+                            context.getCallerPrincipal().getName(), null, 0, null, orderingKey)
                     .stream().map(r -> r.id().value()).toList();
         } catch (ApiException e) {
             throw refused(e);
