@@ -416,23 +416,10 @@ async function deadLettersView(main, view) {
     await refreshHeader();
   }
 
-  async function replayAll() {
+  function replayAll() {
     const described = [filter.appId && `app ${filter.appId}`, filter.sourceKind && `kind ${filter.sourceKind}`,
-      filter.error && `error containing "${filter.error}"`].filter(Boolean).join(', ') || 'every dead letter';
-    if (!await confirmDialog('Replay all matching?',
-      `Puts up to 1000 dead letters matching ${described} back into the outbox, due now, attempts reset.`, 'Replay')) {
-      return;
-    }
-    await attempt('Bulk replay', async () => {
-      const body = { ...Object.fromEntries(Object.entries(filter).filter(([, v]) => v)) };
-      if (!Object.keys(body).length) {
-        body.all = true;
-      }
-      const done = await api.post('admin/dead-letters/replay', body);
-      notice(`Replayed ${done.replayed} dead letter${done.replayed === 1 ? '' : 's'}${done.more ? '; more still match — replay again for the next 1000' : ''}.`);
-      cursors.length = 1;
-      await load();
-    });
+      filter.error && `error containing "${filter.error}"`].filter(Boolean).join(', ');
+    return bulkReplay(described, filter, async () => { cursors.length = 1; await load(); });
   }
 
   view.refresh = load;
@@ -660,8 +647,8 @@ function replayRefusal(filter) {
   if (filter.status !== 'dead') {
     return 'Only dead rows are replayed: choose the status dead.';
   }
-  if (filter.orderingKey || filter.from || filter.to) {
-    return 'A replay filters by app, trigger and kind only: clear Ordering key, From and To first.';
+  if (filter.from || filter.to) {
+    return 'A replay filters by app, trigger, kind and ordering key only: clear From and To first.';
   }
   return null;
 }
@@ -740,26 +727,33 @@ async function browseView(main, view) {
     });
   }
 
-  async function replayMatching() {
-    if (!await confirmDialog('Replay all matching?',
-      `Puts up to 1000 dead letters matching ${describe(filter, ['appId', 'triggerId', 'sourceKind']) || 'every dead letter'} back into the outbox, due now, attempts reset.`, 'Replay')) {
-      return;
-    }
-    await attempt('Bulk replay', async () => {
-      const { appId, triggerId, sourceKind } = filter;
-      const body = Object.fromEntries(Object.entries({ appId, triggerId, sourceKind }).filter(([, v]) => v));
-      if (!Object.keys(body).length) {
-        body.all = true;
-      }
-      const done = await api.post('admin/dead-letters/replay', body);
-      notice(`Replayed ${done.replayed} dead letter${done.replayed === 1 ? '' : 's'}${done.more ? '; more still match — replay again for the next 1000' : ''}.`);
-      cursors.length = 1;
-      await load();
-    });
+  function replayMatching() {
+    const { appId, triggerId, sourceKind, orderingKey } = filter;
+    return bulkReplay(describe(filter, ['appId', 'triggerId', 'sourceKind', 'orderingKey']),
+      { appId, triggerId, sourceKind, orderingKey },
+      async () => { cursors.length = 1; await load(); });
   }
 
   view.refresh = load;
   await load();
+}
+
+// Replays, once the operator confirms, up to 1000 dead letters matching the filter's set fields (none set: all),
+// described in words by `described`; then `reload`.
+async function bulkReplay(described, filter, reload) {
+  if (!await confirmDialog('Replay all matching?',
+    `Puts up to 1000 dead letters matching ${described || 'every dead letter'} back into the outbox, due now, attempts reset.`, 'Replay')) {
+    return;
+  }
+  await attempt('Bulk replay', async () => {
+    const body = Object.fromEntries(Object.entries(filter).filter(([, v]) => v));
+    if (!Object.keys(body).length) {
+      body.all = true;
+    }
+    const done = await api.post('admin/dead-letters/replay', body);
+    notice(`Replayed ${done.replayed} dead letter${done.replayed === 1 ? '' : 's'}${done.more ? '; more still match — replay again for the next 1000' : ''}.`);
+    await reload();
+  });
 }
 
 function browseTable(items, at) {

@@ -238,6 +238,44 @@ class AdminApiIT {
     }
 
     @Test
+    void theDeadLettersOfOneLaneAreListedAndReplayedByTheirOrderingKey() {
+        UUID app = UUID.randomUUID();
+        UUID trigger = UUID.fromString(trigger(app, "pubsub", "recorder"));
+        Set<UUID> lane = new HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            UUID id = deadLetter(app, "pubsub", "connection refused", 10 + i, trigger);
+            ItDatabase.update("UPDATE dead_letters SET ordering_key = 'customer-7' WHERE id = ?", id);
+            lane.add(id);
+        }
+        UUID other = deadLetter(app, "pubsub", "connection refused", 5, trigger);
+        ItDatabase.update("UPDATE dead_letters SET ordering_key = 'customer-8' WHERE id = ?", other);
+        UUID unkeyed = deadLetter(app, "pubsub", "connection refused", 6, trigger);
+
+        assertEquals(lane.stream().map(UUID::toString).collect(java.util.stream.Collectors.toSet()),
+                new HashSet<>(ids("admin/dead-letters?appId=" + app + "&orderingKey=customer-7&limit=2")));
+        for (String bad : List.of("{\"orderingKey\":\"\"}", "{\"orderingKey\":\"" + "k".repeat(201) + "\"}",
+                "{\"orderingKey\":7}")) {
+            Api.Reply r = api.post(ADMIN, "admin/dead-letters/replay", bad);
+            assertEquals(400, r.status(), bad + " -> " + r);
+            assertTrue(r.isProblem() && r.body().contains("orderingKey"), r.toString());
+        }
+        assertEquals(400, api.get(ADMIN, "admin/dead-letters?orderingKey=").status());
+
+        Api.Reply replayed = api.post(ADMIN, "admin/dead-letters/replay",
+                "{\"appId\":\"%s\",\"orderingKey\":\"customer-7\"}".formatted(app));
+        assertEquals(200, replayed.status(), replayed.toString());
+        assertEquals(3, replayed.object().getInt("replayed"));
+        for (UUID id : lane) {
+            Eventually.until(WAIT, () -> "delivered".equals(status(id)), () -> status(id));
+        }
+        assertEquals("dead", status(other), "another lane's dead letter stays");
+        assertEquals("dead", status(unkeyed), "a dead letter in no lane stays");
+        JsonObject entry = api.get(ADMIN, "admin/audit?action=dead-letters.bulk-replay&targetId=" + lane.iterator().next())
+                .object().getJsonArray("items").getJsonObject(0);
+        assertEquals("customer-7", entry.getJsonObject("filter").getString("orderingKey"));
+    }
+
+    @Test
     void aReplayKeepsTheRowsAttemptBudgetAndARepeatedKeyReplaysNothing() {
         UUID app = UUID.randomUUID();
         UUID trigger = UUID.fromString(trigger(app, "kv", "failing"));

@@ -219,6 +219,11 @@ class ClientIT {
         assertEquals(404, missing.status());
 
         assertEquals(0, api.deadLetterGroups(app.toString(), null, null, null, 10, null).getJsonArray("items").size());
+        assertEquals(0, api.deadLetters(app.toString(), null, null, triggerId.toString(), "order-1", 10, null)
+                .getJsonArray("items").size());
+        ProblemException badKey = assertThrows(ProblemException.class,
+                () -> api.deadLetterGroups(app.toString(), null, null, null, "", 10, null));
+        assertTrue(badKey.errors().stream().anyMatch(e -> e.field().equals("orderingKey")), badKey.errors().toString());
         assertEquals(0, api.lanes(app, 10).getJsonArray("items").size());
         assertEquals(0, api.discardDeadLetters(Json.createObjectBuilder().add("appId", app.toString()).build()).getInt("discarded"));
         assertTrue(api.holdTrigger(app, triggerId).getBoolean("held"));

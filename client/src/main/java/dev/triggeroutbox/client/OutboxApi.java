@@ -67,6 +67,11 @@ public interface OutboxApi {
     @Path("admin/dead-letters")
     JsonObject deadLetters(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind, @QueryParam("error") String error, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
 
+    /** Browse dead letters, also by trigger and ordering key (GET /admin/dead-letters; 200; outbox-admin). */
+    @GET
+    @Path("admin/dead-letters")
+    JsonObject deadLetters(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind, @QueryParam("error") String error, @QueryParam("triggerId") String triggerId, @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
+
     /** Replay every dead letter that matches (POST /admin/dead-letters/replay; 200; outbox-admin). */
     @POST
     @Path("admin/dead-letters/replay")
@@ -76,6 +81,11 @@ public interface OutboxApi {
     @GET
     @Path("admin/dead-letters/groups")
     JsonObject deadLetterGroups(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind, @QueryParam("error") String error, @QueryParam("triggerId") String triggerId, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
+
+    /** Dead letters grouped by failure, also by ordering key (GET /admin/dead-letters/groups; 200; outbox-admin). */
+    @GET
+    @Path("admin/dead-letters/groups")
+    JsonObject deadLetterGroups(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind, @QueryParam("error") String error, @QueryParam("triggerId") String triggerId, @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
 
     /** Discard every dead letter that matches (POST /admin/dead-letters/discard; 200; outbox-admin). */
     @POST

@@ -4,6 +4,7 @@ import dev.triggeroutbox.console.control.DeadLetterFilter;
 import dev.triggeroutbox.console.control.DeadLetters;
 import dev.triggeroutbox.console.control.PageCursor;
 import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.OrderingKey;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.rest.control.ApiException;
@@ -69,19 +70,26 @@ final class AdminParams {
     }
 
     static DeadLetterFilter deadLetterFilter(String appId, String sourceKind, String error) {
-        return deadLetterFilter(appId, sourceKind, error, null, null);
+        return deadLetterFilter(appId, sourceKind, error, null, null, null);
     }
 
-    /** {@code errorGroup}: a group as {@code GET /admin/dead-letters/groups} names it, matched exactly. */
-    static DeadLetterFilter deadLetterFilter(String appId, String sourceKind, String error, String triggerId, String errorGroup) {
+    /**
+     * {@code errorGroup}: a group as {@code GET /admin/dead-letters/groups} names it, matched exactly;
+     * {@code orderingKey}: the lane's key, matched exactly.
+     */
+    static DeadLetterFilter deadLetterFilter(String appId, String sourceKind, String error, String triggerId, String errorGroup,
+            String orderingKey) {
         if (error != null && (error.isBlank() || error.length() > DeadLetterFilter.MAX_ERROR_TEXT)) {
             throw ApiException.invalid("error", "must be 1 to " + DeadLetterFilter.MAX_ERROR_TEXT + " characters");
         }
         if (errorGroup != null && (errorGroup.isEmpty() || errorGroup.length() > DeadLetterFilter.MAX_ERROR_GROUP)) {
             throw ApiException.invalid("errorGroup", "must be 1 to " + DeadLetterFilter.MAX_ERROR_GROUP + " characters");
         }
+        if (orderingKey != null && OrderingKey.problem(orderingKey) != null) {
+            throw ApiException.invalid("orderingKey", OrderingKey.problem(orderingKey));
+        }
         TriggerId trigger = parse("triggerId", triggerId, TriggerId::parse, "must be a UUID");
-        return new DeadLetterFilter(app(appId), kind(sourceKind), error, trigger, errorGroup);
+        return new DeadLetterFilter(app(appId), kind(sourceKind), error, trigger, errorGroup, orderingKey);
     }
 
     /** A group page's cursor: where the previous page ended, a count of groups. */

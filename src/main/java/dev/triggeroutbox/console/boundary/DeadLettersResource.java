@@ -51,7 +51,8 @@ public class DeadLettersResource {
 
     /** The most rows one bulk replay moves; a caller replays more by calling again while {@code more}. */
     static final int MAX_BULK = 1_000;
-    private static final Set<String> BULK_FIELDS = Set.of("appId", "sourceKind", "error", "triggerId", "errorGroup", "all", "limit");
+    private static final Set<String> BULK_FIELDS = Set.of("appId", "sourceKind", "error", "triggerId", "errorGroup", "orderingKey", "all",
+            "limit");
 
     @Inject
     DeadLetters deadLetters;
@@ -73,9 +74,10 @@ public class DeadLettersResource {
 
     @GET
     public JsonObject list(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
-            @QueryParam("error") String error, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor)
-            throws SQLException {
-        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error);
+            @QueryParam("error") String error, @QueryParam("triggerId") String triggerId,
+            @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor) throws SQLException {
+        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, null, orderingKey);
         return deadLetters.page(filter, AdminParams.limit(limit), AdminParams.cursor(cursor));
     }
 
@@ -87,9 +89,10 @@ public class DeadLettersResource {
     @GET
     @Path("groups")
     public JsonObject groups(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
-            @QueryParam("error") String error, @QueryParam("triggerId") String triggerId, @QueryParam("limit") String limit,
+            @QueryParam("error") String error, @QueryParam("triggerId") String triggerId,
+            @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") String limit,
             @QueryParam("cursor") String cursor) throws SQLException {
-        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, null);
+        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, null, orderingKey);
         return deadLetters.groups(filter, AdminParams.limit(limit), AdminParams.groupOffset(cursor));
     }
 
@@ -180,13 +183,14 @@ public class DeadLettersResource {
         String error = b.string("error", false);
         String triggerId = b.string("triggerId", false);
         String errorGroup = b.string("errorGroup", false);
+        String orderingKey = b.string("orderingKey", false);
         Boolean all = b.bool("all", false);
         Integer limit = b.integer("limit", false, 1, MAX_BULK);
         b.validate();
-        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, errorGroup);
+        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, errorGroup, orderingKey);
         if (filter.isEmpty() && !Boolean.TRUE.equals(all)) {
             throw ApiException.invalid("all", "must be true to " + action
-                    + " without a filter (appId, sourceKind, error, triggerId or errorGroup)");
+                    + " without a filter (appId, sourceKind, error, triggerId, errorGroup or orderingKey)");
         }
         return new Bulk(filter, limit);
     }

@@ -13,33 +13,36 @@ import java.util.UUID;
 
 /**
  * Which dead letters a page, a group list or a bulk replay or discard is about: an app, a source kind, a piece of
- * the last error (case-insensitive, taken literally), a trigger and a failure group (the last error as
- * {@code outbox_error_group} gives it, V18, exactly), each optional.
+ * the last error (case-insensitive, taken literally), a trigger, a failure group (the last error as
+ * {@code outbox_error_group} gives it, V18, exactly) and an ordering key (the lane's, exactly), each optional.
  */
-public record DeadLetterFilter(AppId app, SourceKind kind, String errorText, TriggerId trigger, String errorGroup) {
+public record DeadLetterFilter(AppId app, SourceKind kind, String errorText, TriggerId trigger, String errorGroup,
+        String orderingKey) {
 
     /** The longest error text one can filter by; longer ones are refused, not cut. */
     public static final int MAX_ERROR_TEXT = 200;
     /** The longest failure group one can name (a group is at most the first 1,000 characters of an error, each part replaced by at most 6). */
     public static final int MAX_ERROR_GROUP = 6_000;
 
-    /** The WHERE condition; {@link #bind} fills its ten parameters. */
+    /** The WHERE condition; {@link #bind} fills its twelve parameters. */
     static final String WHERE = """
             (?::uuid IS NULL OR app_id = ?::uuid)
             AND (?::text IS NULL OR source_kind = ?::text)
             AND (?::text IS NULL OR last_error ILIKE '%' || ? || '%' ESCAPE '\\')
             AND (?::uuid IS NULL OR trigger_id = ?::uuid)
-            AND (?::text IS NULL OR outbox_error_group(last_error) = ?::text)""";
+            AND (?::text IS NULL OR outbox_error_group(last_error) = ?::text)
+            AND (?::text IS NULL OR ordering_key = ?::text)""";
 
     public DeadLetterFilter(AppId app, SourceKind kind, String errorText) {
-        this(app, kind, errorText, null, null);
+        this(app, kind, errorText, null, null, null);
     }
 
     public boolean isEmpty() {
-        return app == null && kind == null && errorText == null && trigger == null && errorGroup == null;
+        return app == null && kind == null && errorText == null && trigger == null && errorGroup == null
+                && orderingKey == null;
     }
 
-    /** Binds the ten parameters of {@link #WHERE} starting at {@code first}; returns the next index. */
+    /** Binds the twelve parameters of {@link #WHERE} starting at {@code first}; returns the next index. */
     int bind(PreparedStatement ps, int first) throws SQLException {
         UUID appId = app == null ? null : app.value();
         String wire = kind == null ? null : kind.wire();
@@ -55,7 +58,9 @@ public record DeadLetterFilter(AppId app, SourceKind kind, String errorText, Tri
         ps.setObject(first + 7, triggerId, Types.OTHER);
         ps.setString(first + 8, errorGroup);
         ps.setString(first + 9, errorGroup);
-        return first + 10;
+        ps.setString(first + 10, orderingKey);
+        ps.setString(first + 11, orderingKey);
+        return first + 12;
     }
 
     /** As the audit record keeps it. */
@@ -75,6 +80,9 @@ public record DeadLetterFilter(AppId app, SourceKind kind, String errorText, Tri
         }
         if (errorGroup != null) {
             json.add("errorGroup", errorGroup);
+        }
+        if (orderingKey != null) {
+            json.add("orderingKey", orderingKey);
         }
         return json.build();
     }

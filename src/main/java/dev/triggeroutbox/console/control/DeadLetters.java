@@ -67,10 +67,10 @@ public class DeadLetters {
                         SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth, attempt_count,
                                last_error, created_at, dead_at, payload::text AS payload
                         FROM dead_letters
-                        WHERE %s                                                      -- 3..12: filter
-                          AND (?::timestamptz IS NULL OR (dead_at, id) < (?::timestamptz, ?::uuid))  -- 13..15: cursor
+                        WHERE %s                                                      -- 3..14: filter
+                          AND (?::timestamptz IS NULL OR (dead_at, id) < (?::timestamptz, ?::uuid))  -- 15..17: cursor
                         ORDER BY dead_at DESC, id DESC
-                        LIMIT ?                                                       -- 16: page size + 1
+                        LIMIT ?                                                       -- 18: page size + 1
                     ) c
                 ) w
                 ORDER BY dead_at DESC, id DESC
@@ -195,9 +195,9 @@ public class DeadLetters {
     private static final String PICKED = """
             WITH picked AS (
                 SELECT id FROM dead_letters
-                WHERE %s                                                              -- 1..10: filter
+                WHERE %s                                                              -- 1..12: filter
                 ORDER BY dead_at, id
-                LIMIT ?                                                               -- 11
+                LIMIT ?                                                               -- 13
                 FOR UPDATE SKIP LOCKED
             )
             """.formatted(DeadLetterFilter.WHERE);
@@ -242,10 +242,10 @@ public class DeadLetters {
                     SELECT app_id, trigger_id, source_kind, outbox_error_group(last_error) AS error_group,
                            count(*) AS n, min(dead_at) AS first_seen, max(dead_at) AS last_seen
                     FROM dead_letters
-                    WHERE %s                                                          -- 1..10: filter
+                    WHERE %s                                                          -- 1..12: filter
                     GROUP BY 1, 2, 3, 4
                     ORDER BY n DESC, last_seen DESC, app_id, trigger_id NULLS FIRST, source_kind, error_group
-                    LIMIT ? OFFSET ?                                                  -- 11: page size + 1, 12: offset
+                    LIMIT ? OFFSET ?                                                  -- 13: page size + 1, 14: offset
                 )
                 SELECT g.*, s.id AS sample_id, s.last_error AS sample_error
                 FROM g CROSS JOIN LATERAL (
@@ -314,7 +314,7 @@ public class DeadLetters {
 
     private static boolean matches(Connection con, DeadLetterFilter filter) throws SQLException {
         try (PreparedStatement ps = con.prepareStatement(
-                "SELECT EXISTS (SELECT 1 FROM dead_letters WHERE " + DeadLetterFilter.WHERE + ")")) { // 1..10
+                "SELECT EXISTS (SELECT 1 FROM dead_letters WHERE " + DeadLetterFilter.WHERE + ")")) { // 1..12
             filter.bind(ps, 1);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
