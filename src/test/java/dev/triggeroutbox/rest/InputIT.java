@@ -45,6 +45,8 @@ class InputIT {
     /** How many generated bodies, and from which seed (a failure prints the seed to run it again). */
     private static final int BODIES = Integer.getInteger("input.bodies", 3000);
     private static final long SEED = Long.getLong("input.seed", 5758848599754L);
+    /** How many generated reads (GETs with generated query and path values). */
+    private static final int READS = Integer.getInteger("input.reads", 1500);
 
     @Deployment(testable = false)
     static WebArchive deployment() {
@@ -74,6 +76,8 @@ class InputIT {
     void tearDown() throws SQLException {
         try {
             assertEquals(204, api.post(ADMIN, "admin/dispatcher/resume", null).status());
+            // a generated body may have held the app (no body is a valid hold): its rows must not stay held
+            assertEquals(200, api.post(ADMIN, "admin/apps/" + APP_A + "/release", null).status());
         } finally {
             api.close();
             db.close();
@@ -173,7 +177,19 @@ class InputIT {
                         "target", "{\"type\":\"handler\",\"name\":\"recorder\"}", "enabled", "false")),
                 new Endpoint(ADMIN, "PUT", "apps/" + app + "/triggers/" + trigger, fields("sourceKind", q("kv"),
                         "target", "{\"type\":\"handler\",\"name\":\"recorder\"}", "enabled", "false")),
-                new Endpoint(ADMIN, "POST", "admin/dead-letters/replay", fields("appId", q(UUID.randomUUID().toString()), "limit", "1")));
+                new Endpoint(ADMIN, "POST", "admin/dead-letters/replay", fields("appId", q(UUID.randomUUID().toString()), "limit", "1")),
+                new Endpoint(ADMIN, "POST", "admin/dead-letters/discard", fields("appId", q(UUID.randomUUID().toString()),
+                        "orderingKey", q("k"))),
+                new Endpoint(PRODUCER_A, "POST", "apps/" + app + "/events:batch", fields("events",
+                        "[{\"sourceKind\":\"kv\",\"payload\":{\"k\":1},\"orderingKey\":\"k-1\"}]")),
+                new Endpoint(PRODUCER_A, "POST", "./outbox:batch", fields("events", "[{\"appId\":\"" + app
+                        + "\",\"sourceKind\":\"kv\",\"triggerId\":\"" + trigger + "\",\"payload\":1}]")),
+                new Endpoint(ADMIN, "POST", "admin/outbox/cancel", fields("appId", q(UUID.randomUUID().toString()),
+                        "olderThan", q("2026-01-01T00:00:00Z"))),
+                new Endpoint(ADMIN, "POST", "admin/lanes/skip", fields("triggerId", q(trigger), "orderingKey", q("k-1"))),
+                new Endpoint(ADMIN, "POST", "admin/lanes/retry", fields("triggerId", q(trigger), "orderingKey", q("k-1"))),
+                new Endpoint(ADMIN, "POST", "apps/" + app + "/triggers/" + trigger + "/hold", fields()),
+                new Endpoint(ADMIN, "POST", "admin/apps/" + app + "/release", fields()));
         List<String> rows = new ArrayList<>();
         int accepted = 0;
         int refused = 0;
@@ -207,6 +223,73 @@ class InputIT {
         assertTrue(accepted > 0, "and some good ones");
     }
 
+    /**
+     * Every GET of the OpenAPI document with parameters, called with generated values in its query and its path
+     * (empty, huge, NUL, invalid UTF-8, wrong types, times past the calendar, cursors that are no cursor) as an admin
+     * or a producer of another app: each answer is a 2xx or a 4xx problem that leaks nothing, never a 5xx.
+     */
+    @Test
+    void generatedQueriesAndPathsOnEveryReadAreAnsweredCleanly() {
+        Random random = new Random(SEED + 1);
+        JsonObject paths = api.get(ADMIN, "openapi.json").object().getJsonObject("paths");
+        List<String[]> reads = new ArrayList<>();
+        paths.forEach((path, item) -> {
+            JsonObject get = item.asJsonObject().getJsonObject("get");
+            if (get != null && get.containsKey("parameters")) {
+                StringBuilder query = new StringBuilder();
+                get.getJsonArray("parameters").getValuesAs(JsonObject.class).stream()
+                        .filter(param -> param.getString("in").equals("query"))
+                        .forEach(param -> query.append(query.length() == 0 ? "" : ",").append(param.getString("name")));
+                reads.add(new String[] {path.substring(1), query.toString()});
+            }
+        });
+        assertTrue(reads.size() >= 15, "the document's reads: " + reads.size());
+        List<String> values = List.of("", "x", "-1", "0", "1", "501", "99999999999999999999", "1e3", "2.5", "NaN", "null",
+                "true", "\u0000", "a\u0000b", "'", "\"", "%", "_", "\\", "k".repeat(10_000), "\ud83d\ude00",
+                UUID.randomUUID().toString(), APP_A.toString(), "00000000-0000-0000-0000-000000000000",
+                "2026-01-01T00:00:00Z", "2026-13-01T00:00:00Z", "+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z",
+                "2026-01-01", "AAAA", "dGVzdA==", "eyJ4IjoxfQ", "pending", "dead", "delivered", "in_flight", "held",
+                "cancelled", "kv", "sourceKind", "appId", "outbox.bulk-cancel", "../..", "a/b", "?x=1", "#", " ");
+        int refused = 0;
+        for (int i = 0; i < READS; i++) {
+            String[] read = reads.get(random.nextInt(reads.size()));
+            StringBuilder url = new StringBuilder();
+            for (String part : read[0].split("/")) {
+                url.append(url.length() == 0 ? "" : "/").append(part.startsWith("{")
+                        ? (random.nextInt(4) == 0 ? APP_A.toString() : segment(values.get(random.nextInt(values.size())))) : part);
+            }
+            String sep = "?";
+            for (String name : read[1].isEmpty() ? new String[0] : read[1].split(",")) {
+                if (random.nextInt(3) > 0) {
+                    url.append(sep).append(name).append('=').append(parameter(values.get(random.nextInt(values.size()))));
+                    sep = "&";
+                }
+            }
+            String user = random.nextInt(4) == 0 ? PRODUCER_A : ADMIN;
+            String where = "seed " + (SEED + 1) + ", read " + i + ": GET " + shortened(url.toString()) + " as " + user;
+            Api.Reply r = api.get(user, url.toString());
+            if (r.status() >= 400 && r.status() < 500) {
+                refused++;
+                assertSafeProblem(r, where);
+            } else if (r.status() < 200 || r.status() >= 300) {
+                fail(where + " -> " + shortened(r.toString()));
+            }
+        }
+        System.out.printf("InputIT: seed %d, %d reads of %d endpoints: %d refused with a problem%n", SEED + 1, READS,
+                reads.size(), refused);
+        assertTrue(refused > READS / 4, "the generator should mostly produce bad reads: " + refused);
+    }
+
+    /** A value as one path segment, percent-encoded (a slash included). */
+    private static String segment(String value) {
+        return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /** A value as a query parameter, percent-encoded; now and then a lone surrogate's bytes, which are no UTF-8. */
+    private static String parameter(String value) {
+        return value.equals("\ud83d\ude00") ? "%ED%A0%80" : java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     private static List<String> rowIds(Api.Reply r) {
         if (r.json() == null || r.json().getValueType() != JsonValue.ValueType.OBJECT) {
             return List.of();
@@ -238,10 +321,14 @@ class InputIT {
                 "\"00000000-0000-0000-0000-000000000000\"", "\"" + UUID.randomUUID() + "\"", "\"" + APP_A + "\"",
                 "null", "true", "false", "[]", "{}", "[[[[[[[[[[1]]]]]]]]]]", "[" .repeat(1100) + "]".repeat(1100),
                 "{\"type\":\"webhook\",\"url\":\"http://example.com:70000/\"}", "{\"type\":\"handler\",\"name\":\"\\ud800\"}",
-                "{\"type\":\"handler\",\"name\":\"recorder\"}", "[\"b@example.com\", 7]", "[\"\\u0000@x\"]");
+                "{\"type\":\"handler\",\"name\":\"recorder\"}", "[\"b@example.com\", 7]", "[\"\\u0000@x\"]",
+                "\"" + "k".repeat(201) + "\"", "\"block\"", "[null]", "[{}]", "[{\"sourceKind\":\"kv\",\"payload\":1,\"orderingKey\":\"\"}]",
+                "[{\"sourceKind\":\"kv\",\"payload\":1,\"orderingKey\":7}]",
+                "[" + String.join(",", java.util.Collections.nCopies(1001, "{\"sourceKind\":\"kv\",\"payload\":1}")) + "]");
         private static final List<String> NAMES = List.of("appId", "sourceKind", "triggerId", "scriptId", "replyTo", "payload",
                 "rootExecutionId", "triggerDepth", "deliverAt", "target", "enabled", "maxAttempts", "from", "to", "cc",
-                "subject", "text", "date", "attachments", "limit", "all", "error", "status", "attemptCount", "\\ud800", "");
+                "subject", "text", "date", "attachments", "limit", "all", "error", "status", "attemptCount", "\\ud800", "",
+                "orderingKey", "onDeadLetter", "olderThan", "events", "errorGroup", "discardPending");
 
         private final Random random;
 
