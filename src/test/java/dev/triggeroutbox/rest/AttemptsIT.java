@@ -2,15 +2,24 @@ package dev.triggeroutbox.rest;
 
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
 import static dev.triggeroutbox.support.ItUsers.APP_A;
+import static dev.triggeroutbox.support.ItUsers.PASSWORD;
 import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
 import static dev.triggeroutbox.support.ItUsers.PRODUCER_B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.NewRow;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
+import dev.triggeroutbox.client.ProblemException;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
+import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import java.net.URI;
 import java.net.URL;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -30,7 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The delivery log: {@code GET /outbox/{id}/attempts} has one entry per attempt that ended, with its outcome, the
  * status and the start of the answer a real webhook receiver on loopback gave, the error, and the node only for
- * admins; another app's producer finds nothing.
+ * admins; another app's producer finds nothing. Called through the typed client, as each caller would.
  */
 @ExtendWith(ArquillianExtension.class)
 class AttemptsIT {
@@ -45,63 +54,58 @@ class AttemptsIT {
     @ArquillianResource
     URL base;
 
-    private Api api;
+    private OutboxClient admin;
+    private OutboxClient producer;
+    private OutboxClient otherProducer;
     private Receiver receiver;
 
     @BeforeEach
     void start() throws Exception {
-        api = new Api(base);
+        URI api = URI.create(base.toString()).resolve("api/v1/");
+        admin = OutboxClient.connect(api, ADMIN, PASSWORD);
+        producer = OutboxClient.connect(api, PRODUCER_A, PASSWORD);
+        otherProducer = OutboxClient.connect(api, PRODUCER_B, PASSWORD);
         receiver = new Receiver();
     }
 
     /** The triggers a test made in the shared app A, deleted after it: other tests publish to app A's kinds. */
-    private final List<String> triggers = new ArrayList<>();
+    private final List<UUID> triggers = new ArrayList<>();
 
     @AfterEach
     void stop() {
         try {
-            for (String t : triggers) {
-                api.call(ADMIN, "DELETE", "apps/" + APP_A + "/triggers/" + t, null);
-            }
+            triggers.forEach(t -> admin.deleteTrigger(APP_A, t));
         } finally {
             receiver.close();
-            api.close();
+            admin.close();
+            producer.close();
+            otherProducer.close();
         }
     }
 
-    private String trigger(String path, int maxAttempts) {
-        Api.Reply r = api.post(ADMIN, "apps/" + APP_A + "/triggers", """
-                {"sourceKind":"files","target":{"type":"webhook","url":"%s"},"maxAttempts":%d}""".formatted(receiver.url(path), maxAttempts));
-        assertEquals(201, r.status(), r.toString());
-        triggers.add(r.object().getString("id"));
-        return r.object().getString("id");
+    private UUID trigger(String path, int maxAttempts) {
+        UUID id = admin.createTrigger(APP_A, TriggerDefinition.webhook("files", URI.create(receiver.url(path)))
+                .maxAttempts(maxAttempts), Call.plain()).id();
+        triggers.add(id);
+        return id;
     }
 
-    private String enqueue(String trigger) {
-        Api.Reply r = api.post(PRODUCER_A, "outbox", """
-                {"appId":"%s","sourceKind":"files","triggerId":"%s","payload":{"n":1}}""".formatted(APP_A, trigger));
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
+    private UUID enqueue(UUID trigger) {
+        return producer.enqueue(NewRow.of(APP_A, "files", trigger, Json.createObjectBuilder().add("n", 1).build()));
     }
 
-    private String status(String id) {
-        return api.get(ADMIN, "outbox/" + id).object().getString("status");
-    }
-
-    private List<JsonObject> attempts(String user, String id) {
-        Api.Reply r = api.get(user, "outbox/" + id + "/attempts");
-        assertEquals(200, r.status(), r.toString());
-        return r.object().getJsonArray("items").getValuesAs(JsonObject.class);
+    private String status(UUID id) {
+        return admin.status(id).status();
     }
 
     @Test
     void everyAttemptIsLoggedWithItsStatusAndAnswer() {
         receiver.script("/flaky", n -> n == 1 ? new Receiver.Answer(503, Map.of(), "busy, try later")
                 : n == 2 ? new Receiver.Answer(502, Map.of(), "") : Receiver.Answer.of(204));
-        String id = enqueue(trigger("/flaky", 5));
+        UUID id = enqueue(trigger("/flaky", 5));
         Eventually.until(WAIT, () -> status(id).equals("delivered"), () -> status(id));
 
-        List<JsonObject> log = attempts(ADMIN, id);
+        List<JsonObject> log = admin.attempts(id);
         assertEquals(List.of(1, 2, 3), log.stream().map(a -> a.getInt("attempt")).toList(), log.toString());
         assertEquals(List.of("failed", "failed", "delivered"), log.stream().map(a -> a.getString("outcome")).toList());
         assertEquals(List.of(503, 502, 204), log.stream().map(a -> a.getInt("httpStatus")).toList());
@@ -117,33 +121,28 @@ class AttemptsIT {
                         "in the order they ran: " + log);
             }
         }
-        List<JsonObject> producers = attempts(PRODUCER_A, id);
+        List<JsonObject> producers = producer.attempts(id);
         assertEquals(3, producers.size());
         assertTrue(producers.stream().allMatch(a -> a.isNull("node")), "a producer sees no node: " + producers);
 
-        Api.Reply other = api.get(PRODUCER_B, "outbox/" + id + "/attempts");
-        assertEquals(404, other.status(), "another app's producer: " + other);
-        assertTrue(other.isProblem(), other.toString());
-        assertEquals(404, api.get(ADMIN, "outbox/" + UUID.randomUUID() + "/attempts").status());
-        assertEquals(404, api.get(ADMIN, "outbox/not-a-row/attempts").status());
+        ProblemException other = assertThrows(ProblemException.class, () -> otherProducer.attempts(id));
+        assertEquals(404, other.status(), "another app's producer: " + other.getMessage());
+        assertEquals(404, assertThrows(ProblemException.class, () -> admin.attempts(UUID.randomUUID())).status());
     }
 
     @Test
     void aRefusalEndsTheLogWithItsDeadAttempt() {
         receiver.script("/refusing", n -> new Receiver.Answer(422, Map.of(), "{\"error\":\"unknown customer\"}"));
-        String id = enqueue(trigger("/refusing", 5));
+        UUID id = enqueue(trigger("/refusing", 5));
         Eventually.until(WAIT, () -> status(id).equals("dead"), () -> status(id));
-        List<JsonObject> log = attempts(ADMIN, id);
+        List<JsonObject> log = admin.attempts(id);
         assertEquals(1, log.size(), log.toString());
         assertEquals("dead", log.get(0).getString("outcome"));
         assertEquals(422, log.get(0).getInt("httpStatus"));
         assertEquals("{\"error\":\"unknown customer\"}", log.get(0).getString("answer"));
-        Api.Reply later = api.post(PRODUCER_A, "outbox", """
-                {"appId":"%s","sourceKind":"files","triggerId":"%s","payload":{},"deliverAt":"%s"}"""
-                .formatted(APP_A, trigger("/later", 1), OffsetDateTime.now().plusHours(1)));
-        assertEquals(201, later.status(), later.toString());
-        String scheduled = later.object().getString("id");
-        assertTrue(attempts(ADMIN, scheduled).isEmpty(), "a row not yet tried has no attempts");
-        assertEquals(200, api.post(ADMIN, "outbox/" + scheduled + "/cancel", null).status());
+        UUID scheduled = producer.enqueue(new NewRow(APP_A, "files", trigger("/later", 1), Json.createObjectBuilder().build(),
+                OffsetDateTime.now().plusHours(1)));
+        assertTrue(admin.attempts(scheduled).isEmpty(), "a row not yet tried has no attempts");
+        assertEquals("cancelled", admin.cancel(scheduled).status());
     }
 }
