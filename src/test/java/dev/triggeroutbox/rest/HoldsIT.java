@@ -1,14 +1,21 @@
 package dev.triggeroutbox.rest;
 
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static dev.triggeroutbox.support.ItUsers.PASSWORD;
 import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.Event;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
+import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import java.net.URI;
 import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +38,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * while the rest flows, are parked out of the due order by the dispatcher's tick, and are all delivered once
  * released; a disabled trigger holds its rows the same way (also once its own hold is released); every change is
  * audited; bad calls change nothing.
- * A real HTTP receiver on loopback shows what was delivered.
+ * A real HTTP receiver on loopback shows what was delivered. Well-formed calls go through the typed client, the
+ * refused ones as raw requests.
  */
 @ExtendWith(ArquillianExtension.class)
 class HoldsIT {
@@ -48,46 +56,43 @@ class HoldsIT {
     URL base;
 
     private Api api;
+    private OutboxClient client;
     private Receiver receiver;
     private final UUID app = UUID.randomUUID();
 
     @BeforeEach
     void start() throws Exception {
         api = new Api(base);
+        client = OutboxClient.connect(URI.create(base.toString()).resolve("api/v1/"), ADMIN, PASSWORD);
         receiver = new Receiver();
     }
 
     @AfterEach
     void stop() {
         receiver.close();
+        client.close();
         api.close();
     }
 
     private String webhook(UUID owner, String path) {
         receiver.script(path, n -> Receiver.Answer.of(204));
-        Api.Reply r = api.post(ADMIN, "apps/" + owner + "/triggers",
-                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"" + receiver.url(path) + "\"}}");
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
+        return client.createTrigger(owner, TriggerDefinition.webhook("kv", URI.create(receiver.url(path))), Call.plain())
+                .id().toString();
     }
 
     /** Publishes {@code n} events to {@code owner}; the ids of the rows written for {@code trigger}. */
     private List<String> publish(UUID owner, int n, String trigger) {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            Api.Reply r = api.post(ADMIN, "apps/" + owner + "/events", "{\"sourceKind\":\"kv\",\"payload\":{\"i\":" + i + "}}");
-            assertEquals(202, r.status(), r.toString());
-            r.object().getJsonArray("rows").getValuesAs(JsonObject.class).stream()
-                    .filter(row -> row.getString("triggerId").equals(trigger)).forEach(row -> ids.add(row.getString("id")));
+            client.publish(owner, Event.of("kv", Json.createObjectBuilder().add("i", i).build())).stream()
+                    .filter(row -> row.triggerId().toString().equals(trigger)).forEach(row -> ids.add(row.id().toString()));
         }
         assertEquals(n, ids.size());
         return ids;
     }
 
     private JsonObject row(String id) {
-        Api.Reply r = api.get(ADMIN, "outbox/" + id);
-        assertEquals(200, r.status(), r.toString());
-        return r.object();
+        return client.status(UUID.fromString(id)).json();
     }
 
     private Set<String> payloads(String path) {
@@ -113,10 +118,8 @@ class HoldsIT {
     void aHeldTriggersRowsWaitWhileItsSiblingDeliversAndAllComeOnRelease() {
         String held = webhook(app, "/held");
         webhook(app, "/free");
-        Api.Reply hold = api.post(ADMIN, "apps/" + app + "/triggers/" + held + "/hold", null);
-        assertEquals(200, hold.status(), hold.toString());
-        assertTrue(hold.object().getBoolean("held"), hold.toString());
-        assertTrue(api.get(ADMIN, "apps/" + app + "/triggers/" + held).object().getBoolean("held"));
+        assertTrue(client.holdTrigger(app, UUID.fromString(held)).held());
+        assertTrue(client.trigger(app, UUID.fromString(held)).held());
 
         List<String> ids = publish(app, ROWS, held);
         Eventually.until(WAIT, () -> receiver.at("/free").size() == ROWS, () -> receiver.at("/free").size() + " at /free");
@@ -130,14 +133,11 @@ class HoldsIT {
             assertFalse(row.isNull("nextAttemptAt") || row.getString("nextAttemptAt").startsWith("+"), row.toString());
         }
         // the console's totals count them (measured at most a few seconds apart; other tests' rows may be held too)
-        Eventually.until(WAIT, () -> api.get(ADMIN, "admin/stats").object().getJsonNumber("held").longValue() >= ROWS,
-                () -> api.get(ADMIN, "admin/stats").toString());
+        Eventually.until(WAIT, () -> client.stats().getJsonNumber("held").longValue() >= ROWS, () -> client.stats().toString());
 
         Api.Reply again = api.post(ADMIN, "apps/" + app + "/triggers/" + held + "/hold", "{}");
         assertEquals(200, again.status(), "a hold of a held trigger answers as it stands: " + again);
-        Api.Reply release = api.post(ADMIN, "apps/" + app + "/triggers/" + held + "/release", null);
-        assertEquals(200, release.status(), release.toString());
-        assertFalse(release.object().getBoolean("held"), release.toString());
+        assertFalse(client.releaseTrigger(app, UUID.fromString(held)).held());
 
         Eventually.until(WAIT, () -> receiver.at("/held").size() >= ROWS, () -> receiver.at("/held").size() + " at /held");
         assertEquals(expected(ROWS), payloads("/held"), "every held row, once");
@@ -154,10 +154,9 @@ class HoldsIT {
         UUID other = UUID.randomUUID();
         String heldTrigger = webhook(app, "/app-held");
         webhook(other, "/app-free");
-        Api.Reply hold = api.post(ADMIN, "admin/apps/" + app + "/hold", null);
-        assertEquals(200, hold.status(), hold.toString());
-        assertTrue(hold.object().getBoolean("held"), hold.toString());
-        assertEquals(ADMIN, hold.object().getString("heldBy"));
+        JsonObject hold = client.holdApp(app);
+        assertTrue(hold.getBoolean("held"), hold.toString());
+        assertEquals(ADMIN, hold.getString("heldBy"));
         assertTrue(api.get(ADMIN, "admin/holds").object().getJsonArray("apps").getValuesAs(JsonObject.class).stream()
                 .anyMatch(h -> h.getString("appId").equals(app.toString())), "GET /admin/holds lists the app");
 
@@ -173,20 +172,17 @@ class HoldsIT {
         assertTrue(invoke.isProblem(), invoke.toString());
         assertTrue(invoke.object().getString("type").endsWith("held"), invoke.toString());
 
-        assertEquals(200, api.post(ADMIN, "admin/apps/" + app + "/hold", null).status(), "a second hold changes nothing");
-        Api.Reply release = api.post(ADMIN, "admin/apps/" + app + "/release", null);
-        assertEquals(200, release.status(), release.toString());
-        assertFalse(release.object().getBoolean("held"), release.toString());
+        assertTrue(client.holdApp(app).getBoolean("held"), "a second hold changes nothing");
+        assertFalse(client.releaseApp(app).getBoolean("held"));
         Eventually.until(WAIT, () -> receiver.at("/app-held").size() >= ROWS, () -> receiver.at("/app-held").size() + " at /app-held");
         assertEquals(expected(ROWS), payloads("/app-held"));
         assertEquals(ROWS, receiver.at("/app-held").size(), "no row twice");
         assertEquals(List.of("app.release", "app.hold"), actions(app.toString()), "one hold, one release");
-        assertEquals(0, api.post(ADMIN, "admin/apps/" + app + "/release", null).object().getInt("releasedRows"),
-                "a release of an app not on hold puts nothing back");
+        assertEquals(0, client.releaseApp(app).getInt("releasedRows"), "a release of an app not on hold puts nothing back");
     }
 
     private String webhookId(UUID owner) {
-        return api.get(ADMIN, "apps/" + owner + "/triggers").json().asJsonArray().getJsonObject(0).getString("id");
+        return client.triggers(owner).get(0).id().toString();
     }
 
     @Test

@@ -45,6 +45,8 @@ class InputIT {
     /** How many generated bodies, and from which seed (a failure prints the seed to run it again). */
     private static final int BODIES = Integer.getInteger("input.bodies", 3000);
     private static final long SEED = Long.getLong("input.seed", 5758848599754L);
+    /** Payara Micro's Grizzly answers an empty 400 itself for an address with an encoded NUL or bytes that are no UTF-8. */
+    private static final boolean ON_PAYARA = "payara".equals(System.getProperty("outbox.it.server"));
     /** How many generated reads (GETs with generated query and path values). */
     private static final int READS = Integer.getInteger("input.reads", 1500);
 
@@ -251,6 +253,7 @@ class InputIT {
                 "2026-01-01", "AAAA", "dGVzdA==", "eyJ4IjoxfQ", "pending", "dead", "delivered", "in_flight", "held",
                 "cancelled", "kv", "sourceKind", "appId", "outbox.bulk-cancel", "../..", "a/b", "?x=1", "#", " ");
         int refused = 0;
+        int byTheServer = 0;
         for (int i = 0; i < READS; i++) {
             String[] read = reads.get(random.nextInt(reads.size()));
             StringBuilder url = new StringBuilder();
@@ -268,16 +271,19 @@ class InputIT {
             String user = random.nextInt(4) == 0 ? PRODUCER_A : ADMIN;
             String where = "seed " + (SEED + 1) + ", read " + i + ": GET " + shortened(url.toString()) + " as " + user;
             Api.Reply r = api.get(user, url.toString());
-            if (r.status() >= 400 && r.status() < 500) {
+            if (ON_PAYARA && r.status() == 400 && r.body().isEmpty() && r.contentType() == null) {
+                byTheServer++; // Grizzly refuses an address it cannot decode before the WAR sees it (docs/GOTCHAS.md)
+            } else if (r.status() >= 400 && r.status() < 500) {
                 refused++;
                 assertSafeProblem(r, where);
             } else if (r.status() < 200 || r.status() >= 300) {
                 fail(where + " -> " + shortened(r.toString()));
             }
         }
-        System.out.printf("InputIT: seed %d, %d reads of %d endpoints: %d refused with a problem%n", SEED + 1, READS,
-                reads.size(), refused);
+        System.out.printf("InputIT: seed %d, %d reads of %d endpoints: %d refused with a problem, %d by the server itself%n",
+                SEED + 1, READS, reads.size(), refused, byTheServer);
         assertTrue(refused > READS / 4, "the generator should mostly produce bad reads: " + refused);
+        assertTrue(byTheServer < READS / 10, "the server itself refused " + byTheServer + " reads: the WAR saw too few");
     }
 
     /** A value as one path segment, percent-encoded (a slash included). */
