@@ -459,6 +459,7 @@ async function deadLetterView(main, view, id) {
       ['Attempts', d.attemptCount], ['Dead since', `${time(d.deadAt)} (${ago(d.deadAt)})`],
       ['Created', time(d.createdAt)], ['Trigger', d.triggerId ? h('span', {}, h('span.mono', {}, d.triggerId), h('br'), trigger) : '—'],
       ['Root execution', d.rootExecutionId ? h('a.mono', { href: `#/rows/${d.rootExecutionId}` }, d.rootExecutionId) : '—'],
+      d.orderingKey && ['Ordering key', h('span.mono', {}, d.orderingKey)],
       ['Trigger depth', d.triggerDepth], ['Script', d.scriptId], ['Reply to', d.replyTo],
       ['Published by', d.originPrincipal], ['Dead-lettered by', d.deadBy]]),
     h('h3', {}, 'Last error'), h('pre.error-text#dl-error-text', {}, d.lastError),

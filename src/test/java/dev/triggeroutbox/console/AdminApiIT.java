@@ -260,6 +260,10 @@ class AdminApiIT {
             assertTrue(r.isProblem() && r.body().contains("orderingKey"), r.toString());
         }
         assertEquals(400, api.get(ADMIN, "admin/dead-letters?orderingKey=").status());
+        JsonObject listed = api.get(ADMIN, "admin/dead-letters?appId=" + app + "&orderingKey=customer-8").object();
+        assertEquals("customer-8", listed.getJsonArray("items").getJsonObject(0).getString("orderingKey"), listed.toString());
+        assertEquals("customer-8", api.get(ADMIN, "admin/dead-letters/" + other).object().getString("orderingKey"));
+        assertTrue(api.get(ADMIN, "admin/dead-letters/" + unkeyed).object().isNull("orderingKey"), "a dead letter in no lane");
 
         Api.Reply replayed = api.post(ADMIN, "admin/dead-letters/replay",
                 "{\"appId\":\"%s\",\"orderingKey\":\"customer-7\"}".formatted(app));

@@ -57,7 +57,7 @@ public class DeadLetters {
     JsonObject page(DeadLetterFilter filter, int limit, PageCursor after, long maxPayloadBytes) throws SQLException {
         String sql = """
                 SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth, attempt_count,
-                       last_error, created_at, dead_at,
+                       last_error, created_at, dead_at, ordering_key,
                        CASE WHEN bytes_before < ? THEN payload END AS payload,        -- 1: byte bound
                        bytes_before < ? AS fits                                       -- 2: byte bound
                 FROM (
@@ -65,7 +65,7 @@ public class DeadLetters {
                                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS bytes_before
                     FROM (
                         SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth, attempt_count,
-                               last_error, created_at, dead_at, payload::text AS payload
+                               last_error, created_at, dead_at, ordering_key, payload::text AS payload
                         FROM dead_letters
                         WHERE %s                                                      -- 3..14: filter
                           AND (?::timestamptz IS NULL OR (dead_at, id) < (?::timestamptz, ?::uuid))  -- 15..17: cursor
@@ -105,7 +105,7 @@ public class DeadLetters {
     public Optional<JsonObject> find(OutboxId id) throws SQLException {
         String sql = """
                 SELECT d.id, d.app_id, d.source_kind, d.trigger_id, d.root_execution_id, d.trigger_depth,
-                       d.attempt_count, d.last_error, d.created_at, d.dead_at, d.payload::text AS payload,
+                       d.attempt_count, d.last_error, d.created_at, d.dead_at, d.ordering_key, d.payload::text AS payload,
                        d.script_id, d.reply_to, d.origin_principal, d.dead_by, d.max_attempts,
                        t.target_type, t.target, t.enabled AS trigger_enabled
                 FROM dead_letters d LEFT JOIN triggers t ON t.id = d.trigger_id AND t.app_id = d.app_id
@@ -146,6 +146,7 @@ public class DeadLetters {
                 .add("deadAt", ConsoleJson.utc(rs.getObject("dead_at", OffsetDateTime.class)));
         ConsoleJson.add(json, "triggerId", rs.getObject("trigger_id", UUID.class));
         ConsoleJson.add(json, "rootExecutionId", rs.getObject("root_execution_id", UUID.class));
+        ConsoleJson.add(json, "orderingKey", rs.getString("ordering_key"));
         return json.add("payload", Jsons.reader(rs.getString("payload")).readValue());
     }
 
