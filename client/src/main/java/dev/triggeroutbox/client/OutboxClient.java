@@ -386,7 +386,12 @@ public final class OutboxClient implements AutoCloseable {
 
     /** {@code POST …/secret}: the new secret (shown this once); the replaced one signs beside it until its overlap ends. */
     public Trigger rotateSecret(UUID app, UUID id) {
-        return trigger(object(send(request("apps/" + app + "/triggers/" + id + "/secret").buildPost(null)), 200));
+        return rotateSecret(app, id, Call.plain());
+    }
+
+    /** As {@link #rotateSecret(UUID, UUID)}; a repeat with the call's key answers the trigger without a secret and rotates nothing. */
+    public Trigger rotateSecret(UUID app, UUID id, Call call) {
+        return trigger(object(send(call.on(request("apps/" + app + "/triggers/" + id + "/secret")).buildPost(null)), 200));
     }
 
     /** {@code POST …/hold}: from the commit on no node claims the trigger's rows (status {@code held}) until {@link #releaseTrigger}. */
