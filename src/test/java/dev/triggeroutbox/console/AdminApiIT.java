@@ -335,11 +335,7 @@ class AdminApiIT {
     }
 
     private String status(UUID id) {
-        try {
-            return client.status(id).status();
-        } catch (ProblemException e) {
-            return "HTTP " + e.status();
-        }
+        return ItClients.status(client, id);
     }
 
     @Test

@@ -135,11 +135,7 @@ class BatchPublishIT {
     }
 
     private String status(UUID id) {
-        try {
-            return client.status(id).status();
-        } catch (ProblemException e) {
-            return "HTTP " + e.status();
-        }
+        return ItClients.status(client, id);
     }
 
     @Test

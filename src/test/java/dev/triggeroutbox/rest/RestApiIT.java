@@ -1,6 +1,7 @@
 package dev.triggeroutbox.rest;
 
 import static dev.triggeroutbox.support.ItClients.assertRefused;
+import static dev.triggeroutbox.support.ItClients.status;
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
 import static dev.triggeroutbox.support.ItUsers.APP_A;
 import static dev.triggeroutbox.support.ItUsers.APP_B;
@@ -93,14 +94,6 @@ class RestApiIT {
 
     private UUID handlerTrigger(UUID app, String kind, String handler, boolean enabled) {
         return admin.createTrigger(app, TriggerDefinition.handler(kind, handler).enabled(enabled), Call.plain()).id();
-    }
-
-    private static String status(OutboxClient caller, UUID rowId) {
-        try {
-            return caller.status(rowId).status();
-        } catch (ProblemException e) {
-            return "HTTP " + e.status();
-        }
     }
 
     private static JsonObject object(String name, Object value) {

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URL;
+import java.util.UUID;
 import org.eclipse.microprofile.rest.client.RestClientBuilder;
 import org.junit.jupiter.api.function.Executable;
 
@@ -44,6 +45,15 @@ public final class ItClients {
             ((Closeable) api).close();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Where a row stands, or {@code HTTP <status>} while the call is refused: a test waiting for a status waits on. */
+    public static String status(OutboxClient caller, UUID row) {
+        try {
+            return caller.status(row).status();
+        } catch (ProblemException refused) {
+            return "HTTP " + refused.status();
         }
     }
 
