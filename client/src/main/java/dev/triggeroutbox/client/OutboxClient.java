@@ -80,14 +80,21 @@ public final class OutboxClient implements AutoCloseable {
 
     /**
      * One row to enqueue for one trigger of an app (or for no trigger, where the source kind allows it); an
-     * {@code orderingKey} puts it in that trigger's (or the app's) ordered lane.
+     * {@code orderingKey} puts it in that trigger's (or the app's) ordered lane. A row written as part of a cascade
+     * names its {@code rootExecutionId} and {@code triggerDepth} (null: a cascade of its own, depth 0).
      */
-    public record NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt, String orderingKey) {
+    public record NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt, String orderingKey,
+            UUID rootExecutionId, Integer triggerDepth) {
 
         public NewRow {
             Objects.requireNonNull(appId, "appId");
             Objects.requireNonNull(sourceKind, "sourceKind");
             Objects.requireNonNull(payload, "payload");
+        }
+
+        /** A row of a cascade of its own. */
+        public NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt, String orderingKey) {
+            this(appId, sourceKind, triggerId, payload, deliverAt, orderingKey, null, null);
         }
 
         /** A row without an ordering key. */
@@ -101,7 +108,12 @@ public final class OutboxClient implements AutoCloseable {
 
         /** The same row in the ordered lane {@code key}. */
         public NewRow orderingKey(String key) {
-            return new NewRow(appId, sourceKind, triggerId, payload, deliverAt, key);
+            return new NewRow(appId, sourceKind, triggerId, payload, deliverAt, key, rootExecutionId, triggerDepth);
+        }
+
+        /** The same row in the cascade {@code root}, {@code depth} steps from its start. */
+        public NewRow cascade(UUID root, int depth) {
+            return new NewRow(appId, sourceKind, triggerId, payload, deliverAt, orderingKey, root, depth);
         }
 
         JsonObjectBuilder json() {
@@ -110,6 +122,10 @@ public final class OutboxClient implements AutoCloseable {
             addIf(b, "triggerId", triggerId);
             addIf(b, "deliverAt", deliverAt);
             addIf(b, "orderingKey", orderingKey);
+            addIf(b, "rootExecutionId", rootExecutionId);
+            if (triggerDepth != null) {
+                b.add("triggerDepth", triggerDepth);
+            }
             return b;
         }
     }
