@@ -189,7 +189,8 @@ class BatchPublishIT {
     void theSameIdempotencyKeyRepeatsTheBatchsAnswerAndWritesItOnce() {
         trigger(app, "kv");
         trigger(app, "docs");
-        List<Event> events = List.of(Event.of("kv", Json.createValue(1)).deliverAt(LATER), Event.of("docs", Json.createValue(2)).deliverAt(LATER));
+        List<Event> events = List.of(Event.of("kv", Json.createValue(1)).deliverAt(LATER),
+                Event.of("docs", Json.createValue(2)).deliverAt(LATER));
         Call key = Call.idempotent("batch-" + app);
         List<OutboxClient.Written> first = client.publishAll(app, events, key);
         assertEquals(first, client.publishAll(app, events, key));

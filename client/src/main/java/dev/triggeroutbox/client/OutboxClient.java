@@ -220,7 +220,10 @@ public final class OutboxClient implements AutoCloseable {
             return new TriggerDefinition(sourceKind, target, maxAttempts, onDeadLetter, on, schedule, timezone, misfire);
         }
 
-        /** A cron trigger's schedule (five fields, six with seconds first, or a macro such as {@code @daily}) in the time zone {@code zone} (null: UTC). */
+        /**
+         * A cron trigger's schedule (five fields, six with seconds first, or a macro such as {@code @daily}) in the time
+         * zone {@code zone} (null: UTC).
+         */
         public TriggerDefinition schedule(String cron, String zone) {
             return new TriggerDefinition(sourceKind, target, maxAttempts, onDeadLetter, enabled, cron, zone, misfire);
         }
