@@ -7,18 +7,27 @@ import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxApi;
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.Event;
+import dev.triggeroutbox.client.OutboxClient.NewRow;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
+import dev.triggeroutbox.client.ProblemException;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
 import dev.triggeroutbox.rest.Api;
 import dev.triggeroutbox.rest.ItDatabase;
+import dev.triggeroutbox.support.ItClients;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.net.URI;
 import java.net.URL;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -27,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
@@ -40,7 +50,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The admin API behind the console, as a client sees it: dead letters paged and filtered, one read
  * in full, bulk replay, the audit record, nodes, activity, breakdowns, triggers of every app and a
  * row's trail. Each test works in an app of its own (dead letters written straight into the
- * database with chosen errors), so other tests' rows never change what it counts.
+ * database with chosen errors), so other tests' rows never change what it counts. Calls go through
+ * the typed client and OutboxApi; refused filters and who may call are raw requests.
  */
 @ExtendWith(ArquillianExtension.class)
 class AdminApiIT {
@@ -56,14 +67,20 @@ class AdminApiIT {
     URL base;
 
     private Api api;
+    private OutboxClient client;
+    private OutboxApi admin;
 
     @BeforeEach
     void client() {
         api = new Api(base);
+        client = ItClients.client(base, ADMIN);
+        admin = ItClients.restClient(base, ADMIN);
     }
 
     @AfterEach
     void close() {
+        ItClients.close(admin);
+        client.close();
         api.close();
     }
 
@@ -78,27 +95,29 @@ class AdminApiIT {
         return id;
     }
 
-    private String trigger(UUID app, String kind, String handler) {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers",
-                "{\"sourceKind\":\"%s\",\"target\":{\"type\":\"handler\",\"name\":\"%s\"}}".formatted(kind, handler));
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
+    private UUID trigger(UUID app, String kind, String handler) {
+        return client.createTrigger(app, TriggerDefinition.handler(kind, handler), Call.plain()).id();
     }
 
-    private List<String> ids(String path) {
+    /** The ids of every page, the cursor of one page passed back for the next. */
+    private static List<String> ids(Function<String, JsonObject> pageAfter) {
         List<String> all = new ArrayList<>();
         String cursor = null;
         do {
-            Api.Reply page = api.get(ADMIN, path + (cursor == null ? "" : "&cursor=" + cursor));
-            assertEquals(200, page.status(), page.toString());
-            page.object().getJsonArray("items").getValuesAs(JsonObject.class).forEach(d -> all.add(d.getString("id")));
-            cursor = page.object().isNull("nextCursor") ? null : page.object().getString("nextCursor");
+            JsonObject page = pageAfter.apply(cursor);
+            all.addAll(ids(page));
+            cursor = page.isNull("nextCursor") ? null : page.getString("nextCursor");
         } while (cursor != null);
         return all;
     }
 
-    private static String q(String text) {
-        return URLEncoder.encode(text, StandardCharsets.UTF_8);
+    private static List<String> ids(JsonObject page) {
+        return page.getJsonArray("items").getValuesAs(JsonObject.class).stream().map(o -> o.getString("id")).toList();
+    }
+
+    /** Dead letters of the app, with a kind, a text of the error and a page size (each may be null). */
+    private Function<String, JsonObject> deadLetters(UUID app, String kind, String error, Integer limit) {
+        return cursor -> admin.deadLetters(app.toString(), kind, error, limit, cursor);
     }
 
     @Test
@@ -111,22 +130,23 @@ class AdminApiIT {
         UUID odd = deadLetter(app, "kv", "timeout 100% of the time_", 40, null);
 
         // pages of 3 walk every dead letter of the app once, newest first
-        List<String> paged = ids("admin/dead-letters?appId=" + app + "&limit=3");
+        List<String> paged = ids(deadLetters(app, null, null, 3));
         List<String> expected = new ArrayList<>(newestFirst.stream().map(UUID::toString).toList());
         expected.add(odd.toString());
         assertEquals(expected, paged);
-        Api.Reply first = api.get(ADMIN, "admin/dead-letters?appId=" + app + "&limit=3");
-        assertEquals(3, first.object().getJsonArray("items").size());
-        assertFalse(first.object().isNull("nextCursor"));
+        JsonObject first = admin.deadLetters(app.toString(), null, null, 3, null);
+        assertEquals(3, first.getJsonArray("items").size());
+        assertFalse(first.isNull("nextCursor"));
 
-        assertEquals(5, ids("admin/dead-letters?appId=" + app + "&sourceKind=kv&limit=2").size());
-        assertEquals(List.of(newestFirst.get(6 - 3).toString()), ids("admin/dead-letters?appId=" + app + "&error=" + q("try 3")));
-        assertEquals(7, ids("admin/dead-letters?appId=" + app + "&error=" + q("http 503")).size(), "case-insensitive");
+        assertEquals(5, ids(deadLetters(app, "kv", null, 2)).size());
+        assertEquals(List.of(newestFirst.get(6 - 3).toString()), ids(deadLetters(app, null, "try 3", null)));
+        assertEquals(7, ids(deadLetters(app, null, "http 503", null)).size(), "case-insensitive");
         // % and _ are taken literally, not as LIKE wildcards
-        assertEquals(List.of(odd.toString()), ids("admin/dead-letters?appId=" + app + "&error=" + q("100% of the time_")));
-        assertEquals(List.of(), ids("admin/dead-letters?appId=" + app + "&error=" + q("1_0")));
-        assertEquals(List.of(), ids("admin/dead-letters?appId=" + app + "&sourceKind=http"));
+        assertEquals(List.of(odd.toString()), ids(deadLetters(app, null, "100% of the time_", null)));
+        assertEquals(List.of(), ids(deadLetters(app, null, "1_0", null)));
+        assertEquals(List.of(), ids(deadLetters(app, "http", null, null)));
 
+        // by hand, as one table: values out of range, and ones that are no number, UUID, kind or cursor
         for (String bad : List.of("limit=0", "limit=501", "limit=x", "appId=nope", "sourceKind=smtp", "cursor=bm9wZQ",
                 "error=" + "x".repeat(201), "error=")) {
             Api.Reply r = api.get(ADMIN, "admin/dead-letters?" + bad);
@@ -148,24 +168,21 @@ class AdminApiIT {
         assertEquals(262144, ItDatabase.count("SELECT octet_length(payload::text) FROM dead_letters WHERE id = ?::uuid",
                 newestFirst.get(0)));
 
-        Api.Reply first = api.get(ADMIN, "admin/dead-letters?appId=" + app + "&limit=500");
-        assertEquals(200, first.status(), first.toString());
-        List<JsonObject> items = first.object().getJsonArray("items").getValuesAs(JsonObject.class);
+        JsonObject first = admin.deadLetters(app.toString(), null, null, 500, null);
+        List<JsonObject> items = first.getJsonArray("items").getValuesAs(JsonObject.class);
         // 16 payloads of 256 KiB are the 4 MiB bound: the 17th would pass it, so the page ends before it
         assertEquals(16, items.size());
         assertEquals(262144 - 9, items.get(15).getJsonObject("payload").getString("s").length(), "payloads come whole");
-        assertFalse(first.object().isNull("nextCursor"), "more to come");
-        assertEquals(newestFirst, ids("admin/dead-letters?appId=" + app + "&limit=500"), "the next pages go on without loss");
+        assertFalse(first.isNull("nextCursor"), "more to come");
+        assertEquals(newestFirst, ids(deadLetters(app, null, null, 500)), "the next pages go on without loss");
     }
 
     @Test
     void oneDeadLetterInFull() {
         UUID app = UUID.randomUUID();
-        UUID trigger = UUID.fromString(trigger(app, "files", "recorder"));
+        UUID trigger = trigger(app, "files", "recorder");
         UUID id = deadLetter(app, "files", "IllegalStateException: disk full", 1, trigger);
-        Api.Reply r = api.get(ADMIN, "admin/dead-letters/" + id);
-        assertEquals(200, r.status(), r.toString());
-        JsonObject d = r.object();
+        JsonObject d = admin.deadLetter(id);
         assertEquals(id.toString(), d.getString("id"));
         assertEquals(app.toString(), d.getString("appId"));
         assertEquals("files", d.getString("sourceKind"));
@@ -179,21 +196,21 @@ class AdminApiIT {
         assertEquals("handler", d.getJsonObject("trigger").getString("targetType"));
         assertEquals("recorder", d.getJsonObject("trigger").getString("target"));
 
-        assertEquals(404, api.get(ADMIN, "admin/dead-letters/" + UUID.randomUUID()).status());
+        assertEquals(404, assertThrows(ProblemException.class, () -> admin.deadLetter(UUID.randomUUID())).status());
         assertEquals(404, api.get(ADMIN, "admin/dead-letters/not-a-uuid").status());
     }
 
     @Test
     void bulkReplayMovesWhatMatchesBoundedAndIsAudited() {
         UUID app = UUID.randomUUID();
-        UUID trigger = UUID.fromString(trigger(app, "pubsub", "recorder"));
+        UUID trigger = trigger(app, "pubsub", "recorder");
         Set<UUID> matching = new HashSet<>();
         for (int i = 0; i < 5; i++) {
             matching.add(deadLetter(app, "pubsub", "connection refused #" + i, 10 + i, trigger));
         }
         UUID other = deadLetter(app, "pubsub", "410 Gone", 5, trigger);
 
-        // an empty filter must say all: true
+        // an empty filter must say all: true (the refusals by hand, as written)
         Api.Reply refused = api.post(ADMIN, "admin/dead-letters/replay", "{}");
         assertEquals(400, refused.status(), refused.toString());
         assertTrue(refused.body().contains("all"), refused.body());
@@ -205,19 +222,19 @@ class AdminApiIT {
         }
         assertEquals(6, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app), "refused calls change nothing");
 
-        String filter = "{\"appId\":\"%s\",\"sourceKind\":\"pubsub\",\"error\":\"CONNECTION REFUSED\",\"limit\":3}".formatted(app);
-        Api.Reply r1 = api.post(ADMIN, "admin/dead-letters/replay", filter);
-        assertEquals(200, r1.status(), r1.toString());
-        assertEquals(3, r1.object().getInt("replayed"));
-        assertTrue(r1.object().getBoolean("more"));
-        Api.Reply r2 = api.post(ADMIN, "admin/dead-letters/replay", filter);
-        assertEquals(2, r2.object().getInt("replayed"));
-        assertFalse(r2.object().getBoolean("more"));
-        assertEquals(0, api.post(ADMIN, "admin/dead-letters/replay", filter).object().getInt("replayed"));
+        JsonObject filter = Json.createObjectBuilder().add("appId", app.toString()).add("sourceKind", "pubsub")
+                .add("error", "CONNECTION REFUSED").add("limit", 3).build();
+        JsonObject r1 = admin.replayDeadLetters(filter, null);
+        assertEquals(3, r1.getInt("replayed"));
+        assertTrue(r1.getBoolean("more"));
+        JsonObject r2 = admin.replayDeadLetters(filter, null);
+        assertEquals(2, r2.getInt("replayed"));
+        assertFalse(r2.getBoolean("more"));
+        assertEquals(0, admin.replayDeadLetters(filter, null).getInt("replayed"));
 
         Set<UUID> replayed = new HashSet<>();
-        for (Api.Reply r : List.of(r1, r2)) {
-            r.object().getJsonArray("ids").getValuesAs(jakarta.json.JsonString.class).forEach(s -> replayed.add(UUID.fromString(s.getString())));
+        for (JsonObject r : List.of(r1, r2)) {
+            r.getJsonArray("ids").getValuesAs(jakarta.json.JsonString.class).forEach(s -> replayed.add(UUID.fromString(s.getString())));
         }
         assertEquals(matching, replayed);
         for (UUID id : matching) {
@@ -226,8 +243,8 @@ class AdminApiIT {
         assertEquals("dead", status(other), "the dead letter that did not match stays");
 
         // the audit record: who, when, what, which rows, with which filter
-        JsonObject entry = api.get(ADMIN, "admin/audit?action=dead-letters.bulk-replay&targetId=" + replayed.iterator().next())
-                .object().getJsonArray("items").getJsonObject(0);
+        JsonObject entry = admin.audit("dead-letters.bulk-replay", replayed.iterator().next().toString(), null, null)
+                .getJsonArray("items").getJsonObject(0);
         assertEquals(ADMIN, entry.getString("principal"));
         assertEquals("dead-letters.bulk-replay", entry.getString("action"));
         assertEquals(app.toString(), entry.getJsonObject("filter").getString("appId"));
@@ -240,7 +257,7 @@ class AdminApiIT {
     @Test
     void theDeadLettersOfOneLaneAreListedAndReplayedByTheirOrderingKey() {
         UUID app = UUID.randomUUID();
-        UUID trigger = UUID.fromString(trigger(app, "pubsub", "recorder"));
+        UUID trigger = trigger(app, "pubsub", "recorder");
         Set<UUID> lane = new HashSet<>();
         for (int i = 0; i < 3; i++) {
             UUID id = deadLetter(app, "pubsub", "connection refused", 10 + i, trigger);
@@ -252,47 +269,48 @@ class AdminApiIT {
         UUID unkeyed = deadLetter(app, "pubsub", "connection refused", 6, trigger);
 
         assertEquals(lane.stream().map(UUID::toString).collect(java.util.stream.Collectors.toSet()),
-                new HashSet<>(ids("admin/dead-letters?appId=" + app + "&orderingKey=customer-7&limit=2")));
+                new HashSet<>(ids(cursor -> admin.deadLetters(app.toString(), null, null, null, "customer-7", 2, cursor))));
+        // by hand: keys that are empty, too long or no text
         for (String bad : List.of("{\"orderingKey\":\"\"}", "{\"orderingKey\":\"" + "k".repeat(201) + "\"}",
                 "{\"orderingKey\":7}")) {
             Api.Reply r = api.post(ADMIN, "admin/dead-letters/replay", bad);
             assertEquals(400, r.status(), bad + " -> " + r);
             assertTrue(r.isProblem() && r.body().contains("orderingKey"), r.toString());
         }
-        assertEquals(400, api.get(ADMIN, "admin/dead-letters?orderingKey=").status());
-        JsonObject listed = api.get(ADMIN, "admin/dead-letters?appId=" + app + "&orderingKey=customer-8").object();
+        assertEquals(400, assertThrows(ProblemException.class, () -> admin.deadLetters(null, null, null, null, "", null, null)).status());
+        JsonObject listed = admin.deadLetters(app.toString(), null, null, null, "customer-8", null, null);
         assertEquals("customer-8", listed.getJsonArray("items").getJsonObject(0).getString("orderingKey"), listed.toString());
-        assertEquals("customer-8", api.get(ADMIN, "admin/dead-letters/" + other).object().getString("orderingKey"));
-        assertTrue(api.get(ADMIN, "admin/dead-letters/" + unkeyed).object().isNull("orderingKey"), "a dead letter in no lane");
+        assertEquals("customer-8", admin.deadLetter(other).getString("orderingKey"));
+        assertTrue(admin.deadLetter(unkeyed).isNull("orderingKey"), "a dead letter in no lane");
 
-        Api.Reply replayed = api.post(ADMIN, "admin/dead-letters/replay",
-                "{\"appId\":\"%s\",\"orderingKey\":\"customer-7\"}".formatted(app));
-        assertEquals(200, replayed.status(), replayed.toString());
-        assertEquals(3, replayed.object().getInt("replayed"));
+        JsonObject replayed = admin.replayDeadLetters(Json.createObjectBuilder().add("appId", app.toString())
+                .add("orderingKey", "customer-7").build(), null);
+        assertEquals(3, replayed.getInt("replayed"));
         for (UUID id : lane) {
             Eventually.until(WAIT, () -> "delivered".equals(status(id)), () -> status(id));
         }
         assertEquals("dead", status(other), "another lane's dead letter stays");
         assertEquals("dead", status(unkeyed), "a dead letter in no lane stays");
-        JsonObject entry = api.get(ADMIN, "admin/audit?action=dead-letters.bulk-replay&targetId=" + lane.iterator().next())
-                .object().getJsonArray("items").getJsonObject(0);
+        JsonObject entry = admin.audit("dead-letters.bulk-replay", lane.iterator().next().toString(), null, null)
+                .getJsonArray("items").getJsonObject(0);
         assertEquals("customer-7", entry.getJsonObject("filter").getString("orderingKey"));
     }
 
     @Test
     void aReplayKeepsTheRowsAttemptBudgetAndARepeatedKeyReplaysNothing() {
         UUID app = UUID.randomUUID();
-        UUID trigger = UUID.fromString(trigger(app, "kv", "failing"));
+        UUID trigger = trigger(app, "kv", "failing");
         UUID id = deadLetter(app, "kv", "boom", 1, trigger);
         // the row had one attempt to spend (as an invokeAsync row has), not the default 3
         ItDatabase.update("UPDATE dead_letters SET max_attempts = 1 WHERE id = ?", id);
         Map<String, String> key = Map.of("Idempotency-Key", "replay-" + id);
 
+        // by hand: the repeat's raw answer (Location, body) is compared with the first
         Api.Reply first = api.call(ADMIN, "POST", "admin/dead-letters/" + id + "/replay", "", key);
         assertEquals(201, first.status(), first.toString());
         // one failed attempt and it is dead again: its own budget, not the trigger's or the default
         Eventually.until(WAIT, () -> "dead".equals(status(id)), () -> status(id));
-        JsonObject again = api.get(ADMIN, "admin/dead-letters/" + id).object();
+        JsonObject again = admin.deadLetter(id);
         assertEquals(1, again.getInt("attemptCount"), again.toString());
         assertEquals(1, again.getInt("maxAttempts"), again.toString());
         assertTrue(again.getString("lastError").contains("boom on attempt 1"), again.toString());
@@ -307,53 +325,48 @@ class AdminApiIT {
         assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'dead-letter.replay' AND ? = ANY (target_ids)", id));
 
         // the bulk replay honours a key too: the repeat answers the first result and moves nothing
-        Map<String, String> bulkKey = Map.of("Idempotency-Key", "bulk-" + id);
-        String filter = "{\"appId\":\"" + app + "\"}";
-        Api.Reply bulk = api.call(ADMIN, "POST", "admin/dead-letters/replay", filter, bulkKey);
-        assertEquals(200, bulk.status(), bulk.toString());
-        assertEquals(1, bulk.object().getInt("replayed"), bulk.toString());
+        String bulkKey = "bulk-" + id;
+        JsonObject filter = Json.createObjectBuilder().add("appId", app.toString()).build();
+        JsonObject bulk = admin.replayDeadLetters(filter, bulkKey);
+        assertEquals(1, bulk.getInt("replayed"), bulk.toString());
         Eventually.until(WAIT, () -> "dead".equals(status(id)), () -> status(id));
-        Api.Reply bulkRepeat = api.call(ADMIN, "POST", "admin/dead-letters/replay", filter, bulkKey);
-        assertEquals(bulk.body(), bulkRepeat.body());
+        assertEquals(bulk, admin.replayDeadLetters(filter, bulkKey));
         assertEquals(1, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE id = ?", id), "the repeat replayed nothing");
     }
 
     private String status(UUID id) {
-        Api.Reply r = api.get(ADMIN, "outbox/" + id);
-        return r.status() == 200 ? r.object().getString("status") : "HTTP " + r.status();
+        return ItClients.status(client, id);
     }
 
     @Test
     void everyAdminActionIsAuditedWithWhoAndWhatAndThePagesWalkBack() {
         UUID app = UUID.randomUUID();
-        String trigger = trigger(app, "kv", "recorder");
-        UUID replayed = deadLetter(app, "kv", "boom", 3, UUID.fromString(trigger));
-        UUID discarded = deadLetter(app, "kv", "boom", 2, UUID.fromString(trigger));
-        assertEquals(201, api.post(ADMIN, "admin/dead-letters/" + replayed + "/replay", null).status());
+        UUID trigger = trigger(app, "kv", "recorder");
+        UUID replayed = deadLetter(app, "kv", "boom", 3, trigger);
+        UUID discarded = deadLetter(app, "kv", "boom", 2, trigger);
+        client.replayDeadLetter(replayed, Call.plain());
         // delivered before its trigger is changed and deleted below
         Eventually.until(WAIT, () -> "delivered".equals(status(replayed)), () -> status(replayed));
-        assertEquals(204, api.call(ADMIN, "DELETE", "admin/dead-letters/" + discarded, null).status());
-        assertEquals(204, api.post(ADMIN, "admin/dispatcher/pause", null).status());
-        assertEquals(204, api.post(ADMIN, "admin/dispatcher/resume", null).status());
-        assertEquals(200, api.call(ADMIN, "PUT", "apps/" + app + "/triggers/" + trigger,
-                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"},\"enabled\":false}").status());
-        assertEquals(204, api.call(ADMIN, "DELETE", "apps/" + app + "/triggers/" + trigger, null).status());
+        client.discardDeadLetter(discarded);
+        client.pause();
+        client.resume();
+        client.replaceTrigger(app, trigger, TriggerDefinition.handler("kv", "recorder").enabled(false));
+        client.deleteTrigger(app, trigger);
         // a refused action leaves no record
-        assertEquals(404, api.call(ADMIN, "DELETE", "admin/dead-letters/" + discarded, null).status());
+        assertEquals(404, assertThrows(ProblemException.class, () -> client.discardDeadLetter(discarded)).status());
 
-        assertEquals(List.of("dead-letter.replay"), actions("targetId=" + replayed));
-        assertEquals(List.of("dead-letter.discard"), actions("targetId=" + discarded));
-        assertEquals(List.of("trigger.delete", "trigger.replace", "trigger.create"), actions("targetId=" + trigger));
+        assertEquals(List.of("dead-letter.replay"), actions(replayed));
+        assertEquals(List.of("dead-letter.discard"), actions(discarded));
+        assertEquals(List.of("trigger.delete", "trigger.replace", "trigger.create"), actions(trigger));
 
         // the newest entries, paged one at a time: resume, then pause, then the discard
         List<JsonObject> newest = new ArrayList<>();
         String cursor = null;
         for (int i = 0; i < 5; i++) {
-            Api.Reply page = api.get(ADMIN, "admin/audit?limit=1" + (cursor == null ? "" : "&cursor=" + cursor));
-            assertEquals(200, page.status(), page.toString());
-            assertEquals(1, page.object().getJsonArray("items").size());
-            newest.add(page.object().getJsonArray("items").getJsonObject(0));
-            cursor = page.object().getString("nextCursor");
+            JsonObject page = admin.audit(null, null, 1, cursor);
+            assertEquals(1, page.getJsonArray("items").size());
+            newest.add(page.getJsonArray("items").getJsonObject(0));
+            cursor = page.getString("nextCursor");
         }
         List<String> recent = newest.stream().map(e -> e.getString("action")).toList();
         assertTrue(recent.indexOf("dispatcher.resume") < recent.indexOf("dispatcher.pause"), recent.toString());
@@ -361,11 +374,12 @@ class AdminApiIT {
         newest.forEach(e -> assertEquals(ADMIN, e.getString("principal")));
 
         // the row's trail shows where it stands and the replay
-        JsonObject trail = api.get(ADMIN, "admin/rows/" + replayed).object();
+        JsonObject trail = admin.adminRow(replayed);
         assertEquals("delivered", trail.getJsonObject("row").getString("status"));
         assertEquals("dead-letter.replay", trail.getJsonArray("audit").getJsonObject(0).getString("action"));
-        assertEquals(404, api.get(ADMIN, "admin/rows/" + UUID.randomUUID()).status());
+        assertEquals(404, assertThrows(ProblemException.class, () -> admin.adminRow(UUID.randomUUID())).status());
 
+        // by hand: values that are no number, cursor or UUID
         for (String bad : List.of("limit=0", "cursor=abc", "targetId=zz", "action=" + "a".repeat(101))) {
             Api.Reply r = api.get(ADMIN, "admin/audit?" + bad);
             assertEquals(400, r.status(), bad + " -> " + r);
@@ -373,8 +387,8 @@ class AdminApiIT {
         }
     }
 
-    private List<String> actions(String query) {
-        return api.get(ADMIN, "admin/audit?" + query).object().getJsonArray("items").getValuesAs(JsonObject.class)
+    private List<String> actions(UUID target) {
+        return admin.audit(null, target.toString(), null, null).getJsonArray("items").getValuesAs(JsonObject.class)
                 .stream().map(e -> e.getString("action")).toList();
     }
 
@@ -386,8 +400,8 @@ class AdminApiIT {
     @Test
     void deadLettersAreGroupedByFailureAndAGroupIsReplayedOrDiscardedWhole() {
         UUID app = UUID.randomUUID();
-        UUID first = UUID.fromString(trigger(app, "kv", "recorder"));
-        UUID second = UUID.fromString(trigger(app, "docs", "recorder"));
+        UUID first = trigger(app, "kv", "recorder");
+        UUID second = trigger(app, "docs", "recorder");
         for (int i = 0; i < 20; i++) {
             deadLetter(app, "kv", "webhook answered 503 after " + (100 + i) + " ms at 2026-12-0" + (1 + i % 9) + "T10:1" + i % 10
                     + ":00Z (request " + UUID.randomUUID() + ")", i, first);
@@ -396,9 +410,8 @@ class AdminApiIT {
         deadLetter(app, "kv", "handler threw IllegalStateException: no stock", 2, first);
         deadLetter(app, "docs", "webhook answered 503 after 7 ms at 2026-12-01T10:00:00Z (request " + UUID.randomUUID() + ")", 3, second);
 
-        Api.Reply page = api.get(ADMIN, "admin/dead-letters/groups?appId=" + app);
-        assertEquals(200, page.status(), page.toString());
-        List<JsonObject> groups = page.object().getJsonArray("items").getValuesAs(JsonObject.class);
+        JsonObject page = admin.deadLetterGroups(app.toString(), null, null, null, null, null);
+        List<JsonObject> groups = page.getJsonArray("items").getValuesAs(JsonObject.class);
         assertEquals(3, groups.size(), page.toString());
         JsonObject big = groups.get(0);
         assertEquals(20, big.getInt("count"), big.toString());
@@ -407,25 +420,24 @@ class AdminApiIT {
         assertTrue(big.getString("sampleError").startsWith("webhook answered 503 after 100 ms"), "the newest row: " + big);
         assertTrue(OffsetDateTime.parse(big.getString("firstSeen")).isBefore(OffsetDateTime.parse(big.getString("lastSeen"))), big.toString());
         assertEquals(List.of(2, 1), groups.subList(1, 3).stream().map(g -> g.getInt("count")).toList());
-        Api.Reply paged = api.get(ADMIN, "admin/dead-letters/groups?appId=" + app + "&limit=2");
-        assertEquals("2", paged.object().getString("nextCursor"), paged.toString());
-        assertEquals(1, api.get(ADMIN, "admin/dead-letters/groups?appId=" + app + "&limit=2&cursor=2").object()
-                .getJsonArray("items").size());
+        JsonObject paged = admin.deadLetterGroups(app.toString(), null, null, null, 2, null);
+        assertEquals("2", paged.getString("nextCursor"), paged.toString());
+        assertEquals(1, admin.deadLetterGroups(app.toString(), null, null, null, 2, "2").getJsonArray("items").size());
 
-        String group = "{\"appId\":\"" + app + "\",\"triggerId\":\"" + first + "\",\"errorGroup\":\"" + big.getString("errorGroup") + "\"";
-        Api.Reply replayed = api.post(ADMIN, "admin/dead-letters/replay", group + ",\"limit\":15}");
-        assertEquals(200, replayed.status(), replayed.toString());
-        assertEquals(15, replayed.object().getInt("replayed"));
-        assertTrue(replayed.object().getBoolean("more"));
-        Api.Reply discarded = api.post(ADMIN, "admin/dead-letters/discard", group + "}");
-        assertEquals(200, discarded.status(), discarded.toString());
-        assertEquals(5, discarded.object().getInt("discarded"), "the rest of the group, and nothing of the others");
-        assertFalse(discarded.object().getBoolean("more"));
+        JsonObject group = Json.createObjectBuilder().add("appId", app.toString()).add("triggerId", first.toString())
+                .add("errorGroup", big.getString("errorGroup")).build();
+        JsonObject replayed = admin.replayDeadLetters(Json.createObjectBuilder(group).add("limit", 15).build(), null);
+        assertEquals(15, replayed.getInt("replayed"));
+        assertTrue(replayed.getBoolean("more"));
+        JsonObject discarded = admin.discardDeadLetters(group);
+        assertEquals(5, discarded.getInt("discarded"), "the rest of the group, and nothing of the others");
+        assertFalse(discarded.getBoolean("more"));
         assertEquals(3, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app), "the other groups stay");
-        JsonObject audited = api.get(ADMIN, "admin/audit?action=dead-letters.bulk-discard").object().getJsonArray("items").getJsonObject(0);
+        JsonObject audited = admin.audit("dead-letters.bulk-discard", null, null, null).getJsonArray("items").getJsonObject(0);
         assertEquals(5, audited.getInt("affected"));
         assertEquals(big.getString("errorGroup"), audited.getJsonObject("filter").getString("errorGroup"));
 
+        // by hand: filters that are missing, empty, no UUID or unknown, and calls the API does not offer
         for (String bad : List.of("{}", "{\"errorGroup\":\"\"}", "{\"triggerId\":\"nope\"}", "{\"appId\":\"" + app + "\",\"size\":1}")) {
             Api.Reply refused = api.post(ADMIN, "admin/dead-letters/discard", bad);
             assertEquals(400, refused.status(), bad + " " + refused);
@@ -442,36 +454,36 @@ class AdminApiIT {
     @Test
     void nodesActivityAndBreakdownsShowWhatHappened() {
         // this server's dispatcher reports itself within a second or two
-        Eventually.until(WAIT, () -> !api.get(ADMIN, "admin/nodes").object().getJsonArray("items").isEmpty(), () -> "no node");
-        JsonObject node = api.get(ADMIN, "admin/nodes").object().getJsonArray("items").getJsonObject(0);
+        Eventually.until(WAIT, () -> !admin.nodes().getJsonArray("items").isEmpty(), () -> "no node");
+        JsonObject node = admin.nodes().getJsonArray("items").getJsonObject(0);
         assertEquals("alive", node.getString("status"), node.toString());
         assertTrue(node.getJsonNumber("lastTickAgeSeconds").doubleValue() < 10, node.toString());
         assertTrue(node.containsKey("inFlight") && node.containsKey("startedAt") && node.containsKey("lastTickAt"), node.toString());
 
-        String trigger = trigger(APP_A, "invoke", "recorder");
+        UUID trigger = trigger(APP_A, "invoke", "recorder");
         JsonObject before = lastMinutes();
         long deliveredBefore = total(before, "delivered");
-        for (int i = 0; i < 4; i++) {
-            Api.Reply r = api.post(PRODUCER_A, "outbox",
-                    "{\"appId\":\"%s\",\"sourceKind\":\"invoke\",\"triggerId\":\"%s\",\"payload\":{}}".formatted(APP_A, trigger));
-            String id = r.object().getString("id");
-            Eventually.until(WAIT, () -> "delivered".equals(status(UUID.fromString(id))), () -> status(UUID.fromString(id)));
+        try (OutboxClient producer = ItClients.client(base, PRODUCER_A)) {
+            for (int i = 0; i < 4; i++) {
+                UUID id = producer.enqueue(NewRow.of(APP_A, "invoke", trigger, JsonValue.EMPTY_JSON_OBJECT));
+                Eventually.until(WAIT, () -> "delivered".equals(status(id)), () -> status(id));
+            }
         }
         // the console's counts may be as old as outbox.console.counts-max-age-ms (2 s)
         Eventually.until(WAIT, () -> total(lastMinutes(), "delivered") >= deliveredBefore + 4, () -> before + " -> " + lastMinutes());
         assertEquals(60, lastMinutes().getJsonArray("items").size());
-        assertEquals(5, api.get(ADMIN, "admin/activity?minutes=5").object().getJsonArray("items").size());
-        assertEquals(400, api.get(ADMIN, "admin/activity?minutes=181").status());
+        assertEquals(5, admin.activity(5).getJsonArray("items").size());
+        assertEquals(400, assertThrows(ProblemException.class, () -> admin.activity(181)).status());
 
         Eventually.until(WAIT, () -> breakdownLine("sourceKind", "invoke").getInt("deliveredLastHour") >= 4,
                 () -> breakdownLine("sourceKind", "invoke").toString());
         Eventually.until(WAIT, () -> breakdownLine("appId", APP_A.toString()).getInt("deliveredLastHour") >= 4,
                 () -> breakdownLine("appId", APP_A.toString()).toString());
-        assertEquals(400, api.get(ADMIN, "admin/breakdown?by=colour").status());
+        assertEquals(400, assertThrows(ProblemException.class, () -> admin.breakdown("colour", null)).status());
     }
 
     private JsonObject breakdownLine(String by, String key) {
-        return api.get(ADMIN, "admin/breakdown?limit=500&by=" + by).object().getJsonArray("items").getValuesAs(JsonObject.class)
+        return admin.breakdown(by, 500).getJsonArray("items").getValuesAs(JsonObject.class)
                 .stream().filter(k -> key.equals(k.getString(by))).findFirst().orElse(Json.createObjectBuilder().add("deliveredLastHour", -1).build());
     }
 
@@ -480,7 +492,7 @@ class AdminApiIT {
         // twenty overview refreshes at once (one console's three parts, many consoles) take one pass over the tables
         List<java.util.concurrent.CompletableFuture<JsonObject>> calls = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            calls.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> api.get(ADMIN, "admin/stats").object()));
+            calls.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> client.stats()));
         }
         Set<String> seen = new HashSet<>();
         for (var call : calls) {
@@ -490,9 +502,9 @@ class AdminApiIT {
 
         // a stats call and a breakdown of the same snapshot agree
         Eventually.until(WAIT, () -> {
-            JsonObject first = api.get(ADMIN, "admin/stats").object();
-            JsonArray kinds = api.get(ADMIN, "admin/breakdown?by=sourceKind&limit=500").object().getJsonArray("items");
-            JsonObject last = api.get(ADMIN, "admin/stats").object();
+            JsonObject first = client.stats();
+            JsonArray kinds = admin.breakdown("sourceKind", 500).getJsonArray("items");
+            JsonObject last = client.stats();
             if (!first.getString("asOf").equals(last.getString("asOf"))) {
                 return false; // a refresh fell between them: try again
             }
@@ -505,14 +517,12 @@ class AdminApiIT {
         }, () -> "every try straddled a refresh");
 
         // and the snapshot is renewed once it is older than its maximum age
-        String asOf = api.get(ADMIN, "admin/stats").object().getString("asOf");
-        Eventually.until(WAIT, () -> !asOf.equals(api.get(ADMIN, "admin/stats").object().getString("asOf")), () -> "still " + asOf);
+        String asOf = client.stats().getString("asOf");
+        Eventually.until(WAIT, () -> !asOf.equals(client.stats().getString("asOf")), () -> "still " + asOf);
     }
 
     private JsonObject lastMinutes() {
-        Api.Reply r = api.get(ADMIN, "admin/activity");
-        assertEquals(200, r.status(), r.toString());
-        return r.object();
+        return admin.activity(null);
     }
 
     private static long total(JsonObject activity, String field) {
@@ -524,18 +534,19 @@ class AdminApiIT {
         UUID app = UUID.randomUUID();
         Set<String> made = new HashSet<>();
         for (int i = 0; i < 5; i++) {
-            made.add(trigger(app, i < 3 ? "docs" : "email", "recorder"));
+            made.add(trigger(app, i < 3 ? "docs" : "email", "recorder").toString());
         }
-        List<String> all = ids("admin/triggers?appId=" + app + "&limit=2");
+        List<String> all = ids(cursor -> admin.allTriggers(app.toString(), null, 2, cursor));
         assertEquals(made, Set.copyOf(all));
         assertEquals(5, all.size());
-        assertEquals(3, ids("admin/triggers?appId=" + app + "&sourceKind=docs").size());
-        JsonObject one = api.get(ADMIN, "admin/triggers?appId=" + app + "&limit=1").object().getJsonArray("items").getJsonObject(0);
+        assertEquals(3, ids(cursor -> admin.allTriggers(app.toString(), "docs", null, cursor)).size());
+        JsonObject one = admin.allTriggers(app.toString(), null, 1, null).getJsonArray("items").getJsonObject(0);
         assertFalse(one.containsKey("secret"), "no secret in lists");
         assertEquals("handler", one.getJsonObject("target").getString("type"));
-        assertEquals(400, api.get(ADMIN, "admin/triggers?cursor=zz").status());
+        assertEquals(400, assertThrows(ProblemException.class, () -> admin.allTriggers(null, null, null, "zz")).status());
     }
 
+    /** By hand: without credentials, and as each role. */
     @Test
     void theAdminApiIsForAdminsOnly() {
         UUID some = UUID.randomUUID();
@@ -555,6 +566,7 @@ class AdminApiIT {
         }
     }
 
+    /** By hand: who may read it is the point. */
     @Test
     void theOpenApiDocumentIsServedToSignedInCallers() {
         Api.Reply doc = api.get(PRODUCER_A, "openapi.json");
@@ -595,54 +607,40 @@ class AdminApiIT {
     @Test
     void everyRowIsBrowsedByStatusAndFilter() {
         UUID app = UUID.randomUUID();
-        Api.Reply created = api.post(ADMIN, "apps/" + app + "/triggers",
-                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"}}");
-        assertEquals(201, created.status(), created.toString());
-        String trigger = created.object().getString("id");
-        String later = java.time.OffsetDateTime.now().plusHours(1).toString();
+        String a = app.toString();
+        UUID trigger = trigger(app, "kv", "recorder");
+        OffsetDateTime later = OffsetDateTime.now().plusHours(1);
         List<String> scheduled = new java.util.ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            Api.Reply r = api.post(ADMIN, "outbox", """
-                    {"appId":"%s","triggerId":"%s","sourceKind":"kv","payload":%d,"deliverAt":"%s","orderingKey":"k%d"}"""
-                    .formatted(app, trigger, i, later, i % 2));
-            assertEquals(201, r.status(), r.toString());
-            scheduled.add(0, r.object().getString("id")); // newest first
+            UUID id = client.enqueue(new NewRow(app, "kv", trigger, Json.createValue(i), later).orderingKey("k" + i % 2));
+            scheduled.add(0, id.toString()); // newest first
         }
-        Api.Reply now = api.post(ADMIN, "outbox", """
-                {"appId":"%s","triggerId":"%s","sourceKind":"kv","payload":9}""".formatted(app, trigger));
-        String delivered = now.object().getString("id");
-        UUID dead = deadLetter(app, "kv", "boom 1", 5, UUID.fromString(trigger));
-        Eventually.until(WAIT, () -> listed("admin/rows?status=delivered&appId=" + app).equals(List.of(delivered)),
-                () -> api.get(ADMIN, "admin/rows?status=delivered&appId=" + app).toString());
+        String delivered = client.enqueue(NewRow.of(app, "kv", trigger, Json.createValue(9))).toString();
+        UUID dead = deadLetter(app, "kv", "boom 1", 5, trigger);
+        Eventually.until(WAIT, () -> ids(rows("delivered", a, null, null, null, null)).equals(List.of(delivered)),
+                () -> rows("delivered", a, null, null, null, null).toString());
 
-        assertEquals(scheduled, listed("admin/rows?status=scheduled&appId=" + app));
-        assertEquals(scheduled, listed("admin/rows?appId=" + app), "no status: every row in the outbox");
-        assertEquals(List.of(scheduled.get(0), scheduled.get(2)), listed("admin/rows?appId=" + app + "&orderingKey=k0"));
-        assertEquals(List.of(), listed("admin/rows?status=pending&appId=" + app));
-        assertEquals(List.of(dead.toString()), listed("admin/rows?status=dead&appId=" + app));
-        assertEquals(List.of(), listed("admin/rows?status=scheduled&appId=" + app + "&triggerId=" + UUID.randomUUID()));
-        assertEquals(List.of(), listed("admin/rows?status=scheduled&appId=" + app + "&from=" + later.replace("+", "%2B")));
-        JsonObject one = api.get(ADMIN, "admin/rows?status=scheduled&appId=" + app).object().getJsonArray("items").getJsonObject(0);
+        assertEquals(scheduled, ids(rows("scheduled", a, null, null, null, null)));
+        assertEquals(scheduled, ids(rows(null, a, null, null, null, null)), "no status: every row in the outbox");
+        assertEquals(List.of(scheduled.get(0), scheduled.get(2)), ids(rows(null, a, null, "k0", null, null)));
+        assertEquals(List.of(), ids(rows("pending", a, null, null, null, null)));
+        assertEquals(List.of(dead.toString()), ids(rows("dead", a, null, null, null, null)));
+        assertEquals(List.of(), ids(rows("scheduled", a, UUID.randomUUID().toString(), null, null, null)));
+        assertEquals(List.of(), ids(rows("scheduled", a, null, null, later.toString(), null)));
+        JsonObject one = rows("scheduled", a, null, null, null, null).getJsonArray("items").getJsonObject(0);
         assertEquals("k0", one.getString("orderingKey"));
-        assertEquals(trigger, one.getString("triggerId"));
+        assertEquals(trigger.toString(), one.getString("triggerId"));
         assertEquals("scheduled", one.getString("status"));
 
         // pages of one: the cursor walks all three, then ends
-        List<String> walked = new java.util.ArrayList<>();
-        String cursor = null;
-        do {
-            JsonObject page = api.get(ADMIN, "admin/rows?status=scheduled&limit=1&appId=" + app + (cursor == null ? "" : "&cursor=" + cursor)).object();
-            page.getJsonArray("items").getValuesAs(JsonObject.class).forEach(r -> walked.add(r.getString("id")));
-            cursor = page.isNull("nextCursor") ? null : page.getString("nextCursor");
-        } while (cursor != null && walked.size() < 10);
-        assertEquals(scheduled, walked);
+        assertEquals(scheduled, ids(cursor -> admin.rows("scheduled", a, null, null, null, null, null, 1, cursor)));
 
         // the console's bulk cancel of a lane: one ordering key
-        Api.Reply cancel = api.post(ADMIN, "admin/outbox/cancel", "{\"appId\":\"" + app + "\",\"orderingKey\":\"k1\"}");
-        assertEquals(200, cancel.status(), cancel.toString());
-        assertEquals(1, cancel.object().getInt("cancelled"), cancel.toString());
-        assertEquals(List.of(scheduled.get(1)), listed("admin/rows?status=cancelled&appId=" + app));
+        JsonObject cancel = admin.cancelAll(Json.createObjectBuilder().add("appId", a).add("orderingKey", "k1").build());
+        assertEquals(1, cancel.getInt("cancelled"), cancel.toString());
+        assertEquals(List.of(scheduled.get(1)), ids(rows("cancelled", a, null, null, null, null)));
 
+        // by hand: values that are no status, time, number, cursor, UUID or kind
         for (String bad : List.of("status=late", "status=delivered&orderingKey=k0", "orderingKey=", "from=yesterday",
                 "to=10000-01-01T00:00:00Z", "limit=0", "cursor=nope", "triggerId=7", "sourceKind=nope")) {
             Api.Reply r = api.get(ADMIN, "admin/rows?" + bad);
@@ -656,19 +654,17 @@ class AdminApiIT {
     @Test
     void triggersShowTheirLastHourAndCircuit() {
         UUID app = UUID.randomUUID();
-        Api.Reply handler = api.post(ADMIN, "apps/" + app + "/triggers",
-                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"}}");
-        String delivering = handler.object().getString("id");
+        String delivering = trigger(app, "kv", "recorder").toString();
         // nothing listens on port 9 of loopback: every attempt is refused, and after 5 the origin's circuit opens
-        Api.Reply webhook = api.post(ADMIN, "apps/" + app + "/triggers",
-                "{\"sourceKind\":\"docs\",\"target\":{\"type\":\"webhook\",\"url\":\"http://127.0.0.1:9/down\"},\"maxAttempts\":100}");
-        String refused = webhook.object().getString("id");
+        UUID refused = client.createTrigger(app, TriggerDefinition.webhook("docs", URI.create("http://127.0.0.1:9/down")).maxAttempts(100),
+                Call.plain()).id();
         for (int i = 0; i < 6; i++) {
-            assertEquals(202, api.post(ADMIN, "apps/" + app + "/events", "{\"sourceKind\":\"kv\",\"payload\":" + i + "}").status());
-            assertEquals(202, api.post(ADMIN, "apps/" + app + "/events", "{\"sourceKind\":\"docs\",\"payload\":" + i + "}").status());
+            client.publish(app, Event.of("kv", Json.createValue(i)));
+            client.publish(app, Event.of("docs", Json.createValue(i)));
         }
-        java.util.function.Function<String, JsonObject> item = id -> api.get(ADMIN, "admin/triggers?appId=" + app).object()
-                .getJsonArray("items").getValuesAs(JsonObject.class).stream().filter(t -> t.getString("id").equals(id)).findFirst().orElseThrow();
+        java.util.function.Function<Object, JsonObject> item = id -> admin.allTriggers(app.toString(), null, null, null)
+                .getJsonArray("items").getValuesAs(JsonObject.class).stream().filter(t -> t.getString("id").equals(id.toString()))
+                .findFirst().orElseThrow();
         Eventually.until(WAIT, () -> item.apply(delivering).getJsonObject("lastHour").getInt("delivered") == 6,
                 () -> item.apply(delivering).toString());
         JsonObject hour = item.apply(delivering).getJsonObject("lastHour");
@@ -679,12 +675,11 @@ class AdminApiIT {
         JsonObject down = item.apply(refused).getJsonObject("lastHour");
         assertEquals(0, down.getInt("delivered"));
         assertTrue(down.isNull("p50Ms"), down.toString());
-        assertEquals(204, api.call(ADMIN, "DELETE", "apps/" + app + "/triggers/" + refused, null).status());
+        client.deleteTrigger(app, refused);
     }
 
-    private List<String> listed(String path) {
-        Api.Reply r = api.get(ADMIN, path);
-        assertEquals(200, r.status(), r.toString());
-        return r.object().getJsonArray("items").getValuesAs(JsonObject.class).stream().map(o -> o.getString("id")).toList();
+    /** A page of {@code GET /admin/rows} of the status (null: the outbox), app, trigger, key and start time (each may be null). */
+    private JsonObject rows(String status, String app, String trigger, String orderingKey, String from, String cursor) {
+        return admin.rows(status, app, trigger, null, orderingKey, from, null, null, cursor);
     }
 }

@@ -7,9 +7,14 @@ import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.Event;
+import dev.triggeroutbox.client.OutboxClient.NewRow;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.rest.Api;
 import dev.triggeroutbox.rest.ItDatabase;
+import dev.triggeroutbox.support.ItClients;
 import java.io.File;
 import java.io.IOException;
 import java.net.URL;
@@ -17,11 +22,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
+import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -48,7 +55,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The ops console in a real browser (Debian's headless Chromium through its chromedriver) against
  * the deployed WAR: sign in, watch the counts change as events are published, open a dead letter,
  * replay it by clicking, and see it delivered; cancel a scheduled row from its row page. Screenshots go to
- * target/console-screenshots/.
+ * target/console-screenshots/. What the test sets up and checks besides the page goes through the typed client.
  * Without the browser the test is skipped on a developer's machine and fails in CI (CI=true).
  */
 @ExtendWith(ArquillianExtension.class)
@@ -67,7 +74,8 @@ class ConsoleBrowserIT {
     @ArquillianResource
     URL base;
 
-    private Api api;
+    private OutboxClient admin;
+    private OutboxClient producer;
     private WebDriver browser;
     private Path profile;
     private int shot;
@@ -79,7 +87,8 @@ class ConsoleBrowserIT {
             assertTrue(present, "CI runs the browser test: install Debian's chromium and chromium-driver (.ci/run does)");
         }
         Assumptions.assumeTrue(present, "Debian's chromium and chromium-driver are not installed; apt-get install -y chromium chromium-driver");
-        api = new Api(base);
+        admin = ItClients.client(base, ADMIN);
+        producer = ItClients.client(base, PRODUCER_A);
         profile = Files.createTempDirectory("console-chromium-");
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
@@ -98,8 +107,9 @@ class ConsoleBrowserIT {
         if (browser != null) {
             browser.quit();
         }
-        if (api != null) {
-            api.close();
+        if (admin != null) {
+            admin.close();
+            producer.close();
         }
         if (profile != null) {
             try (Stream<Path> files = Files.walk(profile)) {
@@ -110,7 +120,7 @@ class ConsoleBrowserIT {
 
     @Test
     void signInWatchCountsOpenADeadLetterAndReplayIt() throws IOException {
-        String trigger = trigger("email", "failing");
+        UUID trigger = trigger("email", "failing");
         browser.get(base.toString());
         screenshot("sign-in");
 
@@ -126,20 +136,17 @@ class ConsoleBrowserIT {
         waitFor(By.cssSelector("#chart svg"));
         screenshot("overview");
 
-        List<String> rows = new ArrayList<>();
+        List<UUID> rows = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            Api.Reply r = api.post(PRODUCER_A, "apps/" + APP_A + "/events",
-                    "{\"sourceKind\":\"email\",\"payload\":{\"subject\":\"console test " + i + "\"}}");
-            assertEquals(202, r.status(), r.toString());
             // other tests' email triggers of the app get rows too; ours are the ones of this trigger
-            r.object().getJsonArray("rows").getValuesAs(JsonObject.class).stream()
-                    .filter(o -> trigger.equals(o.getString("triggerId"))).forEach(o -> rows.add(o.getString("id")));
+            producer.publish(APP_A, Event.of("email", Json.createObjectBuilder().add("subject", "console test " + i).build())).stream()
+                    .filter(w -> trigger.equals(w.triggerId())).forEach(w -> rows.add(w.id()));
         }
         assertEquals(3, rows.size());
         // the page refreshes by itself: the three rows show up as dead letters (rows of earlier tests
         // may die meanwhile too, so the count is at least three more once ours are dead)
-        for (String id : rows) {
-            until(() -> "dead".equals(api.get(PRODUCER_A, "outbox/" + id).object().getString("status")), () -> id + " not dead");
+        for (UUID id : rows) {
+            until(() -> "dead".equals(producer.status(id).status()), () -> id + " not dead");
         }
         until(() -> number(browser.findElement(By.id("count-dead")).getText()) >= deadBefore + 3,
                 () -> "dead count still " + browser.findElement(By.id("count-dead")).getText());
@@ -151,7 +158,7 @@ class ConsoleBrowserIT {
         new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("dl-kind"))).selectByValue("email");
         browser.findElement(By.id("dl-error")).sendKeys("boom");
         browser.findElement(By.id("dl-apply")).click();
-        String row = rows.get(0);
+        UUID row = rows.get(0);
         WebElement open = waitFor(By.cssSelector("a[href='#/dead-letters/" + row + "']"));
         screenshot("dead-letters");
         open.click();
@@ -161,13 +168,11 @@ class ConsoleBrowserIT {
         screenshot("dead-letter");
 
         // the handler works again; the admin replays by clicking
-        Api.Reply repoint = api.call(ADMIN, "PUT", "apps/" + APP_A + "/triggers/" + trigger,
-                "{\"sourceKind\":\"email\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"}}");
-        assertEquals(200, repoint.status(), repoint.toString());
+        admin.replaceTrigger(APP_A, trigger, TriggerDefinition.handler("email", "recorder"));
         browser.findElement(By.id("dl-replay")).click();
         until(() -> browser.findElements(By.id("row-status")).stream().anyMatch(s -> "delivered".equals(s.getText())),
                 () -> browser.findElements(By.id("row-status")).stream().map(WebElement::getText).toList().toString());
-        assertEquals("delivered", api.get(PRODUCER_A, "outbox/" + row).object().getString("status"));
+        assertEquals("delivered", producer.status(row).status());
         screenshot("replayed-and-delivered");
 
         // the replay is in the audit record, with who did it
@@ -184,12 +189,9 @@ class ConsoleBrowserIT {
     /** A row due in an hour, opened on its row page and cancelled with the button: it shows cancelled and is in history so. */
     @Test
     void aScheduledRowIsCancelledFromItsRowPage() throws IOException {
-        String trigger = trigger("email", "recorder");
-        Api.Reply r = api.post(PRODUCER_A, "outbox", """
-                {"appId":"%s","sourceKind":"email","triggerId":"%s","payload":{"subject":"cancel me"},"deliverAt":"%s"}"""
-                .formatted(APP_A, trigger, java.time.OffsetDateTime.now().plusHours(1)));
-        assertEquals(201, r.status(), r.toString());
-        String row = r.object().getString("id");
+        UUID trigger = trigger("email", "recorder");
+        UUID row = producer.enqueue(new NewRow(APP_A, "email", trigger, Json.createObjectBuilder().add("subject", "cancel me").build(),
+                OffsetDateTime.now().plusHours(1)));
         browser.get(base.toString());
         signIn(ADMIN, PASSWORD);
         waitFor(By.id("count-dead"));
@@ -201,7 +203,7 @@ class ConsoleBrowserIT {
         until(() -> "cancelled".equals(browser.findElement(By.id("row-status")).getText()),
                 () -> browser.findElement(By.id("row-status")).getText());
         assertTrue(browser.findElements(By.id("row-cancel")).isEmpty(), "a cancelled row has no Cancel button");
-        assertEquals("cancelled", api.get(PRODUCER_A, "outbox/" + row).object().getString("status"));
+        assertEquals("cancelled", producer.status(row).status());
         screenshot("row-cancelled");
     }
 
@@ -209,10 +211,7 @@ class ConsoleBrowserIT {
     @Test
     void aTriggerHeldFromTheTriggersPageHoldsItsRowsUntilReleased() throws IOException {
         java.util.UUID app = java.util.UUID.randomUUID();
-        Api.Reply created = api.post(ADMIN, "apps/" + app + "/triggers", """
-                {"sourceKind":"files","target":{"type":"handler","name":"recorder"}}""");
-        assertEquals(201, created.status(), created.toString());
-        String trigger = created.object().getString("id");
+        UUID trigger = admin.createTrigger(app, TriggerDefinition.handler("files", "recorder"), Call.plain()).id();
         browser.get(base.toString());
         signIn(ADMIN, PASSWORD);
         waitFor(By.id("count-held"));
@@ -220,13 +219,10 @@ class ConsoleBrowserIT {
         By row = By.cssSelector("tr[data-trigger='" + trigger + "']");
         waitFor(row).findElement(By.cssSelector("button.hold")).click();
         until(() -> waitFor(row).getText().contains("held") && waitFor(row).getText().contains("Release"), () -> waitFor(row).getText());
-        assertTrue(api.get(ADMIN, "apps/" + app + "/triggers/" + trigger).object().getBoolean("held"));
+        assertTrue(admin.trigger(app, trigger).held());
         screenshot("trigger-held");
 
-        Api.Reply r = api.post(ADMIN, "outbox", """
-                {"appId":"%s","sourceKind":"files","triggerId":"%s","payload":{"held":true}}""".formatted(app, trigger));
-        assertEquals(201, r.status(), r.toString());
-        String id = r.object().getString("id");
+        UUID id = admin.enqueue(NewRow.of(app, "files", trigger, Json.createObjectBuilder().add("held", true).build()));
         browser.get(base + "#/rows/" + id);
         until(() -> "held".equals(waitFor(By.id("row-status")).getText()), () -> waitFor(By.id("row-status")).getText());
         screenshot("row-held");
@@ -234,8 +230,7 @@ class ConsoleBrowserIT {
         browser.get(base + "#/triggers?appId=" + app);
         waitFor(row).findElement(By.cssSelector("button.hold")).click();
         until(() -> !waitFor(row).getText().contains("held"), () -> waitFor(row).getText());
-        until(() -> "delivered".equals(api.get(ADMIN, "outbox/" + id).object().getString("status")),
-                () -> api.get(ADMIN, "outbox/" + id).toString());
+        until(() -> "delivered".equals(admin.status(id).status()), () -> admin.status(id).json().toString());
         // its row page shows the attempt that delivered it
         browser.get(base + "#/rows/" + id);
         until(() -> waitFor(By.id("row-attempts")).getText().contains("delivered"), () -> waitFor(By.id("row-attempts")).getText());
@@ -245,14 +240,11 @@ class ConsoleBrowserIT {
     /** The Rows page lists a trigger's scheduled rows by the filter in its address; Cancel matching cancels them. */
     @Test
     void theRowsPageListsATriggersRowsAndCancelsThem() throws IOException {
-        String trigger = trigger("email", "recorder");
-        List<String> ids = new ArrayList<>();
+        UUID trigger = trigger("email", "recorder");
+        List<UUID> ids = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            Api.Reply r = api.post(PRODUCER_A, "outbox", """
-                    {"appId":"%s","sourceKind":"email","triggerId":"%s","payload":{"n":%d},"deliverAt":"%s"}"""
-                    .formatted(APP_A, trigger, i, java.time.OffsetDateTime.now().plusHours(1)));
-            assertEquals(201, r.status(), r.toString());
-            ids.add(r.object().getString("id"));
+            ids.add(producer.enqueue(new NewRow(APP_A, "email", trigger, Json.createObjectBuilder().add("n", i).build(),
+                    OffsetDateTime.now().plusHours(1))));
         }
         browser.get(base.toString());
         signIn(ADMIN, PASSWORD);
@@ -268,28 +260,24 @@ class ConsoleBrowserIT {
         until(() -> waitFor(By.id("rows-cancel")).isEnabled(), () -> "Cancel matching stays disabled");
         waitFor(By.id("rows-cancel")).click();
         waitFor(By.id("confirm-ok")).click();
-        for (String id : ids) {
-            until(() -> "cancelled".equals(api.get(PRODUCER_A, "outbox/" + id).object().getString("status")), () -> id + " not cancelled");
+        for (UUID id : ids) {
+            until(() -> "cancelled".equals(producer.status(id).status()), () -> id + " not cancelled");
         }
-        assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'outbox.bulk-cancel' AND filter->>'triggerId' = ?", trigger));
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'outbox.bulk-cancel' AND filter->>'triggerId' = ?",
+                trigger.toString()));
     }
 
     /** A blocking trigger's lane stopped behind its dead head shows on the dead-letter page; Skip lets it move on. */
     @Test
     void aBlockedLaneIsSkippedFromTheDeadLetterPage() throws IOException {
-        Api.Reply created = api.post(ADMIN, "apps/" + APP_A + "/triggers", """
-                {"sourceKind":"kv","target":{"type":"handler","name":"failing"},"maxAttempts":1,"onDeadLetter":"block"}""");
-        assertEquals(201, created.status(), created.toString());
-        String trigger = created.object().getString("id");
+        UUID trigger = admin.createTrigger(APP_A, TriggerDefinition.handler("kv", "failing").maxAttempts(1).onDeadLetter("block"),
+                Call.plain()).id();
         String key = "console-lane-" + UUID.randomUUID();
         for (int i = 0; i < 2; i++) {
-            Api.Reply r = api.post(PRODUCER_A, "outbox", """
-                    {"appId":"%s","sourceKind":"kv","triggerId":"%s","orderingKey":"%s","payload":{"n":%d}}"""
-                    .formatted(APP_A, trigger, key, i));
-            assertEquals(201, r.status(), r.toString());
+            producer.enqueue(NewRow.of(APP_A, "kv", trigger, Json.createObjectBuilder().add("n", i).build()).orderingKey(key));
         }
-        java.util.function.Supplier<List<JsonObject>> lanes = () -> api.get(ADMIN, "admin/lanes?appId=" + APP_A).object()
-                .getJsonArray("items").getValuesAs(JsonObject.class).stream().filter(l -> key.equals(l.getString("orderingKey"))).toList();
+        java.util.function.Supplier<List<JsonObject>> lanes = () -> admin.lanes(APP_A, null).stream()
+                .filter(l -> key.equals(l.getString("orderingKey"))).toList();
         until(() -> lanes.get().size() == 1, () -> "lanes: " + lanes.get());
         String head = lanes.get().get(0).getString("headId");
 
@@ -305,9 +293,9 @@ class ConsoleBrowserIT {
         waitFor(By.id("confirm-ok")).click();
         // the lane moved on: its next row ran, failed too and blocks it now
         until(() -> lanes.get().stream().anyMatch(l -> !head.equals(l.getString("headId"))), () -> "lanes: " + lanes.get());
-        assertEquals("dead", api.get(ADMIN, "outbox/" + head).object().getString("status"), "the skipped head stays dead");
+        assertEquals("dead", admin.status(UUID.fromString(head)).status(), "the skipped head stays dead");
         assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'lane.skip' AND ?::uuid = ANY (target_ids)", head));
-        assertEquals(204, api.call(ADMIN, "DELETE", "apps/" + APP_A + "/triggers/" + trigger, null).status());
+        admin.deleteTrigger(APP_A, trigger);
     }
 
     @Test
@@ -332,11 +320,8 @@ class ConsoleBrowserIT {
         browser.findElement(By.id("signin-submit")).click();
     }
 
-    private String trigger(String kind, String handler) {
-        Api.Reply r = api.post(ADMIN, "apps/" + APP_A + "/triggers", """
-                {"sourceKind":"%s","target":{"type":"handler","name":"%s"},"maxAttempts":1}""".formatted(kind, handler));
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
+    private UUID trigger(String kind, String handler) {
+        return admin.createTrigger(APP_A, TriggerDefinition.handler(kind, handler).maxAttempts(1), Call.plain()).id();
     }
 
     private WebElement waitFor(By what) {

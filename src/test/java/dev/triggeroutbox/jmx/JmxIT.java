@@ -4,9 +4,11 @@ import static dev.triggeroutbox.support.ItUsers.ADMIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxApi;
+import dev.triggeroutbox.client.OutboxClient;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
-import dev.triggeroutbox.rest.Api;
+import dev.triggeroutbox.support.ItClients;
 import dev.triggeroutbox.support.WildFlyOnly;
 import jakarta.json.JsonObject;
 import java.net.URL;
@@ -30,7 +32,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * A JMX client, as JConsole is one, connected through WildFly's management port (remote+http, the local
  * user's silent authentication of this machine), reads the outbox's totals and this node's dispatcher and
- * pauses and resumes dispatching: the same switch and the same audit record as the admin API's.
+ * pauses and resumes dispatching: the same switch and the same audit record as the admin API's, read through the
+ * typed client.
  */
 @ExtendWith(ArquillianExtension.class)
 @WildFlyOnly("JMX through the management port; Payara Micro opens no JMX connector unless configured")
@@ -46,13 +49,15 @@ class JmxIT {
     @ArquillianResource
     URL base;
 
-    private Api api;
+    private OutboxClient client;
+    private OutboxApi admin;
     private JMXConnector jmx;
     private MBeanServerConnection server;
 
     @BeforeEach
     void connect() throws Exception {
-        api = new Api(base);
+        client = ItClients.client(base, ADMIN);
+        admin = ItClients.restClient(base, ADMIN);
         int port = Integer.getInteger("it.management.port", 9990);
         jmx = JMXConnectorFactory.connect(new JMXServiceURL("service:jmx:remote+http://127.0.0.1:" + port));
         server = jmx.getMBeanServerConnection();
@@ -61,10 +66,11 @@ class JmxIT {
     @AfterEach
     void close() throws Exception {
         try {
-            api.post(ADMIN, "admin/dispatcher/resume", null);
+            client.resume();
         } finally {
             jmx.close();
-            api.close();
+            ItClients.close(admin);
+            client.close();
         }
     }
 
@@ -74,9 +80,9 @@ class JmxIT {
         DispatcherMXBean node = JMX.newMXBeanProxy(server, new ObjectName("dev.triggeroutbox:type=Dispatcher"), DispatcherMXBean.class);
 
         // the totals are the console's, from the same snapshot
-        JsonObject stats = api.get(ADMIN, "admin/stats").object();
-        Eventually.until(WAIT, () -> outbox.getCountsAsOf().equals(api.get(ADMIN, "admin/stats").object().getString("asOf"))
-                        && outbox.getDead() == api.get(ADMIN, "admin/stats").object().getJsonNumber("dead").longValue(),
+        JsonObject stats = client.stats();
+        Eventually.until(WAIT, () -> outbox.getCountsAsOf().equals(client.stats().getString("asOf"))
+                        && outbox.getDead() == client.stats().getJsonNumber("dead").longValue(),
                 () -> outbox.getCountsAsOf() + " dead " + outbox.getDead() + " vs " + stats);
         assertTrue(OffsetDateTime.parse(outbox.getCountsAsOf()).isAfter(OffsetDateTime.now().minusMinutes(1)), outbox.getCountsAsOf());
         assertTrue(outbox.getPending() >= 0 && outbox.getScheduled() >= 0 && outbox.getOldestDueAgeSeconds() >= 0);
@@ -92,23 +98,23 @@ class JmxIT {
         // pause through JMX: the switch the admin API shows, audited as a pause by "jmx"
         outbox.pause();
         assertTrue(outbox.isPaused());
-        assertTrue(api.get(ADMIN, "admin/stats").object().getBoolean("paused"));
-        JsonObject audited = api.get(ADMIN, "admin/audit?action=dispatcher.pause").object().getJsonArray("items").getJsonObject(0);
+        assertTrue(client.stats().getBoolean("paused"));
+        JsonObject audited = admin.audit("dispatcher.pause", null, null, null).getJsonArray("items").getJsonObject(0);
         assertEquals("jmx", audited.getString("principal"), audited.toString());
         outbox.resume();
         assertEquals(false, outbox.isPaused());
-        assertEquals(false, api.get(ADMIN, "admin/stats").object().getBoolean("paused"));
+        assertEquals(false, client.stats().getBoolean("paused"));
 
         // an app held and released through JMX: the hold the admin API shows, audited as by "jmx"
         String app = java.util.UUID.randomUUID().toString();
         assertTrue(outbox.holdApp(app));
         assertEquals(false, outbox.holdApp(app), "a second hold changes nothing");
         assertTrue(java.util.List.of(outbox.getHeldApps()).contains(app));
-        assertTrue(api.get(ADMIN, "admin/holds").object().getJsonArray("apps").stream()
+        assertTrue(admin.holds().getJsonArray("apps").stream()
                 .anyMatch(h -> h.asJsonObject().getString("appId").equals(app)));
         assertTrue(outbox.getHeld() >= 0);
         assertEquals(0, outbox.releaseApp(app), "nothing was waiting");
-        assertEquals(java.util.List.of("app.release", "app.hold"), api.get(ADMIN, "admin/audit?targetId=" + app).object()
+        assertEquals(java.util.List.of("app.release", "app.hold"), admin.audit(null, app, null, null)
                 .getJsonArray("items").stream().map(e -> e.asJsonObject().getString("principal") + ":" + e.asJsonObject().getString("action"))
                 .map(a -> a.replace("jmx:", "")).toList());
     }

@@ -4,9 +4,15 @@ import static dev.triggeroutbox.support.ItUsers.ADMIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.NewRow;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.support.ItClients;
 import dev.triggeroutbox.support.ItSession;
+import jakarta.json.Json;
 import java.net.URL;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -42,19 +48,15 @@ class DatabaseOutageIT {
     @Test
     void aDatabaseOutageLosesNothingAcknowledgedAndReadinessFollowsIt() throws Exception {
         UUID app = UUID.randomUUID();
-        try (Api api = new Api(base)) {
-            String trigger = api.post(ADMIN, "apps/" + app + "/triggers",
-                    "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"}}").object().getString("id");
+        try (Api api = new Api(base); OutboxClient client = ItClients.client(base, ADMIN)) {
+            UUID trigger = client.createTrigger(app, TriggerDefinition.handler("kv", "recorder"), Call.plain()).id();
             // acknowledged rows due while the database is down
-            String due = OffsetDateTime.now(ZoneOffset.UTC).plusSeconds(2).toString();
-            List<String> acknowledged = new ArrayList<>();
+            OffsetDateTime due = OffsetDateTime.now(ZoneOffset.UTC).plusSeconds(2);
+            List<UUID> acknowledged = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
-                Api.Reply r = api.post(ADMIN, "outbox", """
-                        {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{"n":%d},"deliverAt":"%s"}"""
-                        .formatted(app, trigger, i, due));
-                assertEquals(201, r.status(), r.toString());
-                acknowledged.add(r.object().getString("id"));
+                acknowledged.add(client.enqueue(new NewRow(app, "kv", trigger, Json.createObjectBuilder().add("n", i).build(), due)));
             }
+            // by hand: the open health paths and the refused write's answer are the point
             assertEquals(200, api.get(null, "health/ready").status());
 
             ItSession.postgres().outage(() -> {
@@ -67,11 +69,8 @@ class DatabaseOutageIT {
             });
 
             Eventually.until(WAIT, () -> api.get(null, "health/ready").status() == 200, () -> "not ready again");
-            for (String id : acknowledged) {
-                Eventually.until(WAIT, () -> {
-                    Api.Reply r = api.get(ADMIN, "outbox/" + id);
-                    return r.status() == 200 && "delivered".equals(r.object().getString("status"));
-                }, () -> api.get(ADMIN, "outbox/" + id).toString());
+            for (UUID id : acknowledged) {
+                Eventually.until(WAIT, () -> "delivered".equals(ItClients.status(client, id)), () -> ItClients.status(client, id));
             }
             assertEquals(200, api.get(null, "health/live").status());
         }

@@ -2,9 +2,18 @@ package dev.triggeroutbox.rest;
 
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.triggeroutbox.client.OutboxApi;
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.NewRow;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
+import dev.triggeroutbox.client.ProblemException;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.support.ItClients;
+import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.net.URL;
 import java.time.Duration;
@@ -21,7 +30,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The partitioned delivery history on the running server: the dispatcher's housekeeping drops a partition
  * past retention whole, and what the other partitions keep stays answerable through {@code GET /outbox/{id}}
- * and the lineage, the newest outcome of a row replayed from the dead letters included.
+ * and the lineage, the newest outcome of a row replayed from the dead letters included. Called through the typed
+ * client.
  */
 @ExtendWith(ArquillianExtension.class)
 class HistoryRetentionIT {
@@ -43,17 +53,20 @@ class HistoryRetentionIT {
     @ArquillianResource
     URL base;
 
-    private Api api;
+    private OutboxClient client;
+    private OutboxApi admin;
     private final UUID app = UUID.randomUUID();
 
     @BeforeEach
     void start() {
-        api = new Api(base);
+        client = ItClients.client(base, ADMIN);
+        admin = ItClients.restClient(base, ADMIN);
     }
 
     @AfterEach
     void stop() {
-        api.close();
+        ItClients.close(admin);
+        client.close();
     }
 
     @Test
@@ -80,8 +93,8 @@ class HistoryRetentionIT {
         history(old, root, "delivered", TODAY + " - interval '10 days' + interval '1 hour'");
         assertEquals(1, ItDatabase.count("SELECT count(*) FROM delivery_history_it_old"));
 
-        String trigger = trigger();
-        String recent = enqueue(trigger, root);
+        UUID trigger = client.createTrigger(app, TriggerDefinition.handler("http", "recorder"), Call.plain()).id();
+        UUID recent = client.enqueue(NewRow.of(app, "http", trigger, Json.createObjectBuilder().add("n", 1).build()).cascade(root, 0));
         Eventually.until(WAIT, () -> "delivered".equals(status(recent)), () -> status(recent));
         // a row that died earlier today, was replayed and is delivered now: two outcomes, the newer answers
         UUID replayed = UUID.randomUUID();
@@ -89,40 +102,25 @@ class HistoryRetentionIT {
         ItDatabase.update("""
                 INSERT INTO dead_letters (id, app_id, source_kind, trigger_id, payload, trigger_depth, root_execution_id,
                                           attempt_count, last_error, created_at)
-                VALUES (?, ?, 'http', ?::uuid, '{}', 0, ?, 3, 'receiver down', now() - interval '2 hours')""",
+                VALUES (?, ?, 'http', ?, '{}', 0, ?, 3, 'receiver down', now() - interval '2 hours')""",
                 replayed, app, trigger, root);
-        assertEquals(201, api.post(ADMIN, "admin/dead-letters/" + replayed + "/replay", "").status());
+        client.replayDeadLetter(replayed, Call.plain());
         Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE outbox_id = ?", replayed) == 2,
-                () -> status(replayed.toString()));
+                () -> status(replayed));
         assertEquals(3, ItDatabase.count("SELECT count(*) FROM delivery_history_it_today WHERE root_execution_id = ?", root),
                 "the recent outcomes are in today's partition");
 
         Eventually.until(NEXT_PASS, () -> ItDatabase.count("SELECT count(*) FROM pg_class WHERE relname = 'delivery_history_it_old'") == 0,
                 () -> "the old partition is still there");
 
-        assertEquals(404, api.get(ADMIN, "outbox/" + old).status(), "its row went with it");
-        JsonObject delivered = api.get(ADMIN, "outbox/" + recent).object();
+        assertEquals(404, assertThrows(ProblemException.class, () -> client.status(old)).status(), "its row went with it");
+        JsonObject delivered = client.status(recent).json();
         assertEquals("delivered", delivered.getString("status"), delivered.toString());
         assertEquals(root.toString(), delivered.getString("rootExecutionId"));
-        assertEquals("delivered", status(replayed.toString()), "the replayed row's newest outcome");
-        JsonObject lineage = api.get(ADMIN, "admin/lineage/" + root).object();
+        assertEquals("delivered", status(replayed), "the replayed row's newest outcome");
+        JsonObject lineage = admin.lineage(root);
         assertEquals(2, lineage.getInt("rows"), lineage.toString());
         assertEquals(2, lineage.getJsonObject("byStatus").getInt("delivered", 0), lineage.toString());
-    }
-
-    private String trigger() {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
-                {"sourceKind":"http","target":{"type":"handler","name":"recorder"}}""");
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
-    }
-
-    private String enqueue(String trigger, UUID root) {
-        Api.Reply r = api.post(ADMIN, "outbox", """
-                {"appId":"%s","sourceKind":"http","triggerId":"%s","payload":{"n":1},"rootExecutionId":"%s"}"""
-                .formatted(app, trigger, root));
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
     }
 
     private void history(UUID id, UUID root, String outcome, String finishedAt) {
@@ -133,8 +131,7 @@ class HistoryRetentionIT {
                 id, app, root, outcome);
     }
 
-    private String status(String id) {
-        Api.Reply r = api.get(ADMIN, "outbox/" + id);
-        return r.status() == 200 ? r.object().getString("status") : "HTTP " + r.status();
+    private String status(UUID id) {
+        return ItClients.status(client, id);
     }
 }

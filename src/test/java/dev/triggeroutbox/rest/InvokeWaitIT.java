@@ -10,8 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxApi;
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.support.ItClients;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.IOException;
@@ -48,7 +53,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * resuming, each gets its own answer. Past the caps the IT server runs with (pom.xml:
  * {@code outbox.invoke.max-waiting-per-caller=100}, {@code outbox.invoke.max-waiting=200}) an invoke
  * answers 429 problem+json with {@code Retry-After} and writes nothing, and the slots of callers that
- * hung up come back.
+ * hung up come back. The invokes are raw requests (200 at once, callers that hang up); the trigger and the
+ * pause switch go through the typed client.
  */
 @ExtendWith(ArquillianExtension.class)
 class InvokeWaitIT {
@@ -65,14 +71,16 @@ class InvokeWaitIT {
     @ArquillianResource
     URL base;
 
-    private Api api;
+    private OutboxClient admin;
+    private OutboxApi adminApi;
     private Receiver receiver;
     private HttpClient http;
     private URI v1;
 
     @BeforeEach
     void start() throws Exception {
-        api = new Api(base);
+        admin = ItClients.client(base, ADMIN);
+        adminApi = ItClients.restClient(base, ADMIN);
         receiver = new Receiver();
         // the target answers each invoke with the payload it was sent, so every caller can check its own answer
         receiver.answer("/echo", r -> new Receiver.Answer(200, Map.of("Content-Type", "application/json"), r.body()));
@@ -83,10 +91,11 @@ class InvokeWaitIT {
     @AfterEach
     void stop() {
         try {
-            assertEquals(204, api.post(ADMIN, "admin/dispatcher/resume", null).status());
+            admin.resume();
         } finally {
             receiver.close();
-            api.close();
+            ItClients.close(adminApi);
+            admin.close();
         }
     }
 
@@ -130,7 +139,7 @@ class InvokeWaitIT {
         assertTooMany(refused, "waiting invokes");
         assertEquals(rowsOfB, ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", APP_B), "nothing written");
 
-        assertEquals(204, api.post(ADMIN, "admin/dispatcher/resume", null).status());
+        admin.resume();
         CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         for (int i = 0; i < calls.size(); i++) {
             HttpResponse<String> answer = calls.get(i).get();
@@ -194,16 +203,13 @@ class InvokeWaitIT {
     }
 
     private String echoTrigger(UUID app) {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
-                {"sourceKind":"http","target":{"type":"webhook","url":"%s"}}""".formatted(receiver.url("/echo")));
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
+        return admin.createTrigger(app, TriggerDefinition.webhook("http", URI.create(receiver.url("/echo"))), Call.plain()).id().toString();
     }
 
     private void pauseAndWaitUntilTheNodeSeesIt() {
-        assertEquals(204, api.post(ADMIN, "admin/dispatcher/pause", null).status());
-        Eventually.until(WAIT, () -> api.get(ADMIN, "admin/nodes").object().getJsonArray("items").getValuesAs(JsonObject.class)
-                .stream().allMatch(n -> n.getBoolean("paused")), () -> api.get(ADMIN, "admin/nodes").toString());
+        admin.pause();
+        Eventually.until(WAIT, () -> adminApi.nodes().getJsonArray("items").getValuesAs(JsonObject.class)
+                .stream().allMatch(n -> n.getBoolean("paused")), () -> adminApi.nodes().toString());
     }
 
     private long rows(String trigger) {

@@ -1,13 +1,21 @@
 package dev.triggeroutbox.rest;
 
+import static dev.triggeroutbox.support.ItClients.assertRefused;
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
+import dev.triggeroutbox.client.ProblemException;
 import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.support.ItClients;
+import dev.triggeroutbox.support.WildFlyOnly;
+import java.net.URI;
 import java.net.URL;
 import java.util.UUID;
-import dev.triggeroutbox.support.WildFlyOnly;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
@@ -34,18 +42,13 @@ class JmsWithoutMessagingIT {
     @Test
     void aJmsTriggerIsRefusedOnAServerWithoutMessaging() {
         UUID app = UUID.randomUUID();
-        try (Api api = new Api(base)) {
-            Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
-                    {"sourceKind":"kv","target":{"type":"jms","destination":"java:/jms/queue/orders"}}""");
-            assertEquals(422, r.status(), r.toString());
-            assertTrue(r.isProblem(), r.toString());
-            assertTrue(r.object().getString("type").endsWith(":jms-unavailable"), r.toString());
-            assertTrue(r.object().getString("detail").contains("no JMS connection factory on this server"), r.toString());
+        try (OutboxClient client = ItClients.client(base, ADMIN)) {
+            ProblemException r = assertRefused(422, "jms-unavailable",
+                    () -> client.createTrigger(app, TriggerDefinition.jms("kv", "java:/jms/queue/orders"), Call.plain()));
+            assertTrue(r.detail().contains("no JMS connection factory on this server"), r.getMessage());
             assertEquals(0, ItDatabase.everythingOf(app));
             // the rest of the API is there
-            Api.Reply handler = api.post(ADMIN, "apps/" + app + "/triggers", """
-                    {"sourceKind":"kv","target":{"type":"webhook","url":"http://127.0.0.1:9/x"}}""");
-            assertEquals(201, handler.status(), handler.toString());
+            assertNotNull(client.createTrigger(app, TriggerDefinition.webhook("kv", URI.create("http://127.0.0.1:9/x")), Call.plain()).id());
         }
     }
 }

@@ -1,22 +1,34 @@
 package dev.triggeroutbox.rest;
 
+import static dev.triggeroutbox.support.ItClients.assertRefused;
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
 import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.Event;
+import dev.triggeroutbox.client.OutboxClient.NewRow;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
+import dev.triggeroutbox.client.ProblemException;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.support.ItClients;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
+import java.net.URI;
 import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -31,7 +43,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Ordered lanes: rows of one trigger with the same {@code orderingKey} reach the receiver one at a time in enqueue
  * order, however long each takes and however often one is retried, while other keys flow beside them; a dead head
  * lets its lane move on, or blocks it (onDeadLetter block) until an operator retries or skips it; bad keys are refused
- * and write nothing. A real HTTP receiver on loopback answers with delays that would reorder unordered rows.
+ * and write nothing. A real HTTP receiver on loopback answers with delays that would reorder unordered rows. Calls go
+ * through the typed client; keys and lane calls it cannot send are raw requests.
  */
 @ExtendWith(ArquillianExtension.class)
 class LanesIT {
@@ -47,26 +60,30 @@ class LanesIT {
     URL base;
 
     private Api api;
+    private OutboxClient client;
     private Receiver receiver;
     private final UUID app = UUID.randomUUID();
 
     @BeforeEach
     void start() throws Exception {
         api = new Api(base);
+        client = ItClients.client(base, ADMIN);
         receiver = new Receiver();
     }
 
     @AfterEach
     void stop() {
         receiver.close();
+        client.close();
         api.close();
     }
 
-    private String webhook(String path, String extra) {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\""
-                + receiver.url(path) + "\"}" + extra + "}");
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
+    private TriggerDefinition webhook(String path) {
+        return TriggerDefinition.webhook("kv", URI.create(receiver.url(path)));
+    }
+
+    private UUID trigger(TriggerDefinition definition) {
+        return client.createTrigger(app, definition, Call.plain()).id();
     }
 
     private static JsonObject body(Receiver.Request r) {
@@ -83,13 +100,12 @@ class LanesIT {
         return byKey;
     }
 
-    private static String event(String key, int i) {
-        return "{\"sourceKind\":\"kv\",\"orderingKey\":\"" + key + "\",\"payload\":{\"k\":\"" + key + "\",\"i\":" + i + "}}";
+    private static Event event(String key, int i) {
+        return Event.of("kv", Json.createObjectBuilder().add("k", key).add("i", i).build()).orderingKey(key);
     }
 
     private void publish(String key, int i) {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/events", event(key, i));
-        assertEquals(202, r.status(), r.toString());
+        client.publish(app, event(key, i));
     }
 
     @Test
@@ -104,18 +120,17 @@ class LanesIT {
             }
             return new Receiver.Answer(204, Map.of(), "", (b.getInt("i") * 17L) % 41);
         });
-        webhook("/ordered", "");
+        trigger(webhook("/ordered"));
         int keys = 6;
         int perKey = 12;
         // half as batches (events interleaved across keys), half one by one: both keep a lane's order
-        StringBuilder batch = new StringBuilder("{\"events\":[");
+        List<Event> batch = new ArrayList<>();
         for (int i = 0; i < perKey / 2; i++) {
             for (int k = 0; k < keys; k++) {
-                batch.append(i == 0 && k == 0 ? "" : ",").append(event("k" + k, i));
+                batch.add(event("k" + k, i));
             }
         }
-        Api.Reply written = api.post(ADMIN, "apps/" + app + "/events:batch", batch.append("]}").toString());
-        assertEquals(202, written.status(), written.toString());
+        client.publishAll(app, batch, Call.plain());
         for (int i = perKey / 2; i < perKey; i++) {
             for (int k = 0; k < keys; k++) {
                 publish("k" + k, i);
@@ -132,17 +147,17 @@ class LanesIT {
     @Test
     void aDeadHeadLetsItsLaneMoveOnByDefault() {
         receiver.answer("/continue", request -> Receiver.Answer.of(body(request).getInt("i") == 0 ? 500 : 204));
-        String trigger = webhook("/continue", ",\"maxAttempts\":2");
+        UUID trigger = trigger(webhook("/continue").maxAttempts(2));
         for (int i = 0; i < 4; i++) {
             publish("c", i);
         }
         Eventually.until(WAIT, () -> receiver.rowsAt("/continue").size() == 4, () -> receiver.rowsAt("/continue").size() + " rows");
         assertEquals(List.of(0, 1, 2, 3), arrivals("/continue").get("c"), "the dead head first, then the rest in order");
         assertEquals(2, receiver.at("/continue").stream().filter(r -> body(r).getInt("i") == 0).count(), "two attempts of the head");
-        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE trigger_id = ?::uuid"
+        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE trigger_id = ?"
                 + " AND outcome = 'delivered'", trigger) == 3, () -> "history");
-        assertEquals(1, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE trigger_id = ?::uuid AND ordering_key = 'c'", trigger));
-        assertEquals(0, ItDatabase.count("SELECT count(*) FROM lane_blocks WHERE lane = ?::uuid", trigger), "continue blocks nothing");
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE trigger_id = ? AND ordering_key = 'c'", trigger));
+        assertEquals(0, ItDatabase.count("SELECT count(*) FROM lane_blocks WHERE lane = ?", trigger), "continue blocks nothing");
     }
 
     @Test
@@ -154,79 +169,79 @@ class LanesIT {
                     && !(b.getString("k").equals("retried") && healthy.get("retried"));
             return Receiver.Answer.of(failing ? 500 : 204);
         });
-        String trigger = webhook("/block", ",\"maxAttempts\":2,\"onDeadLetter\":\"block\"");
-        assertEquals("block", api.get(ADMIN, "apps/" + app + "/triggers/" + trigger).object().getString("onDeadLetter"));
+        UUID trigger = trigger(webhook("/block").maxAttempts(2).onDeadLetter("block"));
+        assertEquals("block", client.trigger(app, trigger).json().getString("onDeadLetter"));
         for (int i = 0; i < 5; i++) {
             publish("retried", i);
             publish("skipped", i);
             publish("free", i);
         }
         Eventually.until(WAIT, () -> arrivals("/block").getOrDefault("free", List.of()).size() == 5, () -> arrivals("/block").toString());
-        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM lane_blocks WHERE lane = ?::uuid", trigger) == 2,
-                () -> "blocks: " + ItDatabase.count("SELECT count(*) FROM lane_blocks WHERE lane = ?::uuid", trigger));
+        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM lane_blocks WHERE lane = ?", trigger) == 2,
+                () -> "blocks: " + ItDatabase.count("SELECT count(*) FROM lane_blocks WHERE lane = ?", trigger));
         assertEquals(List.of(0, 1, 2, 3, 4), arrivals("/block").get("free"), "the lane without a failure flowed");
         assertEquals(List.of(0), arrivals("/block").get("retried"), "a blocked lane delivers nothing behind its dead head");
         assertEquals(List.of(0), arrivals("/block").get("skipped"));
 
-        List<JsonObject> lanes = api.get(ADMIN, "admin/lanes?appId=" + app).object().getJsonArray("items").getValuesAs(JsonObject.class);
+        List<JsonObject> lanes = client.lanes(app, null);
         assertEquals(2, lanes.size(), lanes.toString());
         for (JsonObject lane : lanes) {
             assertEquals("blocked", lane.getString("state"), lane.toString());
-            assertEquals(trigger, lane.getString("triggerId"));
+            assertEquals(trigger.toString(), lane.getString("triggerId"));
             assertEquals(4, lane.getInt("waiting"), lane.toString());
             assertEquals(2, lane.getInt("attempts"), lane.toString());
             assertTrue(lane.getString("lastError").contains("500"), lane.toString());
         }
 
         healthy.put("retried", true);
-        Api.Reply retried = api.post(ADMIN, "admin/lanes/retry", "{\"triggerId\":\"" + trigger + "\",\"orderingKey\":\"retried\"}");
-        assertEquals(200, retried.status(), retried.toString());
-        assertEquals("blocked", retried.object().getString("state"));
+        assertEquals("blocked", client.retryLane(trigger, "retried").getString("state"));
         Eventually.until(WAIT, () -> arrivals("/block").get("retried").size() == 5, () -> arrivals("/block").toString());
         assertEquals(List.of(0, 1, 2, 3, 4), arrivals("/block").get("retried"), "the replayed head first, then the rest");
 
-        Api.Reply skipped = api.post(ADMIN, "admin/lanes/skip", "{\"triggerId\":\"" + trigger + "\",\"orderingKey\":\"skipped\"}");
-        assertEquals(200, skipped.status(), skipped.toString());
+        JsonObject skipped = client.skipLane(trigger, "skipped");
         Eventually.until(WAIT, () -> arrivals("/block").get("skipped").size() == 5, () -> arrivals("/block").toString());
         assertEquals(List.of(0, 1, 2, 3, 4), arrivals("/block").get("skipped"));
-        String head = skipped.object().getString("headId");
-        assertEquals("dead", api.get(ADMIN, "outbox/" + head).object().getString("status"), "a skipped head stays dead");
-        assertEquals("skipped", api.get(ADMIN, "outbox/" + head).object().getString("orderingKey"));
+        UUID head = UUID.fromString(skipped.getString("headId"));
+        assertEquals("dead", client.status(head).status(), "a skipped head stays dead");
+        assertEquals("skipped", client.status(head).orderingKey());
 
-        Api.Reply again = api.post(ADMIN, "admin/lanes/skip", "{\"triggerId\":\"" + trigger + "\",\"orderingKey\":\"skipped\"}");
-        assertEquals(409, again.status(), again.toString());
-        assertTrue(again.isProblem() && again.object().getString("type").endsWith("lane-not-blocked"), again.toString());
-        assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'lane.skip' AND ?::uuid = ANY (target_ids)", head));
-        assertEquals(0, api.get(ADMIN, "admin/lanes?appId=" + app).object().getJsonArray("items").size());
+        assertRefused(409, "lane-not-blocked", () -> client.skipLane(trigger, "skipped"));
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'lane.skip' AND ? = ANY (target_ids)", head));
+        assertEquals(0, client.lanes(app, null).size());
+    }
+
+    private static Set<String> fields(ProblemException refused) {
+        return refused.errors().stream().map(ProblemException.FieldError::field).collect(Collectors.toSet());
     }
 
     @Test
     void badKeysAndLaneCallsAreRefusedAndWriteNothing() {
-        String trigger = webhook("/refused", "");
+        UUID trigger = trigger(webhook("/refused"));
+        // raw bodies: two of these keys are no text at all, which the client cannot send
         for (String bad : List.of("\"\"", "\"" + "x".repeat(201) + "\"", "7", "{}")) {
             Api.Reply r = api.post(ADMIN, "apps/" + app + "/events", "{\"sourceKind\":\"kv\",\"payload\":1,\"orderingKey\":" + bad + "}");
             assertEquals(400, r.status(), bad + ": " + r);
             assertTrue(r.isProblem() && r.body().contains("orderingKey"), r.toString());
         }
-        Api.Reply batch = api.post(ADMIN, "apps/" + app + "/events:batch",
-                "{\"events\":[" + event("ok", 0) + ",{\"sourceKind\":\"kv\",\"payload\":1,\"orderingKey\":\"\"}]}");
-        assertEquals(400, batch.status(), batch.toString());
-        assertTrue(batch.body().contains("events[1].orderingKey"), batch.toString());
-        Api.Reply row = api.post(ADMIN, "outbox", "{\"appId\":\"" + app + "\",\"triggerId\":\"" + trigger
-                + "\",\"sourceKind\":\"kv\",\"payload\":1,\"orderingKey\":\"" + "y".repeat(201) + "\"}");
-        assertEquals(400, row.status(), row.toString());
+        ProblemException batch = assertRefused(400, "validation", () -> client.publishAll(app,
+                List.of(event("ok", 0), Event.of("kv", Json.createValue(1)).orderingKey("")), Call.plain()));
+        assertTrue(fields(batch).contains("events[1].orderingKey"), batch.errors().toString());
+        assertRefused(400, "validation",
+                () -> client.enqueue(NewRow.of(app, "kv", trigger, Json.createValue(1)).orderingKey("y".repeat(201))));
         assertEquals(1, ItDatabase.everythingOf(app), "a refused call wrote nothing (the app has its trigger only)");
 
-        Api.Reply policy = api.post(ADMIN, "apps/" + app + "/triggers", "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"x\"},\"onDeadLetter\":\"stop\"}");
-        assertEquals(400, policy.status(), policy.toString());
-        assertTrue(policy.body().contains("onDeadLetter"), policy.toString());
+        ProblemException policy = assertRefused(400, "validation",
+                () -> client.createTrigger(app, TriggerDefinition.handler("kv", "x").onDeadLetter("stop"), Call.plain()));
+        assertTrue(fields(policy).contains("onDeadLetter"), policy.errors().toString());
 
+        // a lane without its trigger or its key: more than the client sends
         assertEquals(400, api.post(ADMIN, "admin/lanes/skip", "{\"orderingKey\":\"a\"}").status(), "a lane needs its trigger");
         assertEquals(400, api.post(ADMIN, "admin/lanes/retry", "{\"triggerId\":\"" + trigger + "\"}").status(), "and its key");
-        assertEquals(404, api.post(ADMIN, "admin/lanes/skip", "{\"triggerId\":\"" + UUID.randomUUID() + "\",\"orderingKey\":\"a\"}").status());
-        Api.Reply notStuck = api.post(ADMIN, "admin/lanes/retry", "{\"triggerId\":\"" + trigger + "\",\"orderingKey\":\"a\"}");
-        assertEquals(409, notStuck.status(), notStuck.toString());
-        assertEquals(403, api.post(PRODUCER_A, "admin/lanes/skip", "{\"triggerId\":\"" + trigger + "\",\"orderingKey\":\"a\"}").status());
-        assertEquals(400, api.get(ADMIN, "admin/lanes?limit=0").status());
+        assertEquals(404, assertThrows(ProblemException.class, () -> client.skipLane(UUID.randomUUID(), "a")).status());
+        assertRefused(409, "lane-not-stuck", () -> client.retryLane(trigger, "a"));
+        try (OutboxClient producer = ItClients.client(base, PRODUCER_A)) {
+            assertEquals(403, assertThrows(ProblemException.class, () -> producer.skipLane(trigger, "a")).status());
+        }
+        assertEquals(400, assertThrows(ProblemException.class, () -> client.lanes(null, 0)).status());
     }
 }

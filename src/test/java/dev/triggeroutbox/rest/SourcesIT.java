@@ -1,16 +1,28 @@
 package dev.triggeroutbox.rest;
 
+import static dev.triggeroutbox.support.ItClients.assertRefused;
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
 import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxApi;
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.Event;
+import dev.triggeroutbox.client.OutboxClient.NewRow;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
+import dev.triggeroutbox.client.ProblemException;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.support.ItClients;
+import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
+import java.net.URI;
 import java.net.URL;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,7 +43,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The event sources end to end through the REST API, each received by a real HTTP server: the
  * published kinds fan out to every matching trigger once, cron triggers fire on their schedule, and
- * a cascade can be followed as a tree.
+ * a cascade can be followed as a tree. Calls go through the typed client (OutboxApi for the lineage).
  */
 @ExtendWith(ArquillianExtension.class)
 class SourcesIT {
@@ -47,6 +59,8 @@ class SourcesIT {
     URL base;
 
     private Api api;
+    private OutboxClient client;
+    private OutboxApi adminApi;
     private Receiver receiver;
     /** Each test its own app, so fan-out meets only that test's triggers. */
     private final UUID app = UUID.randomUUID();
@@ -54,29 +68,30 @@ class SourcesIT {
     @BeforeEach
     void start() throws Exception {
         api = new Api(base);
+        client = ItClients.client(base, ADMIN);
+        adminApi = ItClients.restClient(base, ADMIN);
         receiver = new Receiver();
     }
 
     @AfterEach
     void stop() {
         receiver.close();
+        ItClients.close(adminApi);
+        client.close();
         api.close();
     }
 
-    private String trigger(String json) {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", json);
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
+    private UUID trigger(TriggerDefinition definition) {
+        return client.createTrigger(app, definition, Call.plain()).id();
     }
 
-    private String webhook(String kind, String path) {
+    private UUID webhook(String kind, String path) {
         receiver.script(path, n -> Receiver.Answer.of(200));
-        return trigger("""
-                {"sourceKind":"%s","target":{"type":"webhook","url":"%s"}}""".formatted(kind, receiver.url(path)));
+        return trigger(TriggerDefinition.webhook(kind, URI.create(receiver.url(path))));
     }
 
     private static JsonObject json(String text) {
-        try (var reader = jakarta.json.Json.createReader(new StringReader(text))) {
+        try (var reader = Json.createReader(new StringReader(text))) {
             return reader.readObject();
         }
     }
@@ -89,25 +104,23 @@ class SourcesIT {
             webhook(kind, "/" + kind + "/b");
         }
         webhook("email", "/email/never");
-        List<String> rows = new ArrayList<>();
+        List<UUID> rows = new ArrayList<>();
         for (String kind : kinds) {
-            Api.Reply r = api.post(ADMIN, "apps/" + app + "/events", """
-                    {"sourceKind":"%s","payload":{"kind":"%s","key":"k-1"}}""".formatted(kind, kind));
-            assertEquals(202, r.status(), r.toString());
-            JsonArray written = r.object().getJsonArray("rows");
+            List<OutboxClient.Written> written = client.publish(app,
+                    Event.of(kind, Json.createObjectBuilder().add("kind", kind).add("key", "k-1").build()));
             assertEquals(2, written.size(), kind + ": one row per matching trigger");
-            written.getValuesAs(JsonObject.class).forEach(o -> rows.add(o.getString("id")));
+            written.forEach(w -> rows.add(w.id()));
         }
-        Eventually.until(WAIT, () -> rows.stream().allMatch(id -> "delivered".equals(
-                api.get(ADMIN, "outbox/" + id).object().getString("status"))), () -> rows.size() + " rows, not all delivered");
+        Eventually.until(WAIT, () -> rows.stream().allMatch(id -> "delivered".equals(client.status(id).status())),
+                () -> rows.size() + " rows, not all delivered");
         for (String kind : kinds) {
             for (String side : List.of("a", "b")) {
                 String path = "/" + kind + "/" + side;
                 List<Receiver.Request> got = receiver.rowsAt(path);
                 assertEquals(1, got.size(), path + " received rows " + got.size());
                 // every request that arrived was an attempt of that row (more than one only if one was retried)
-                String row = got.get(0).header("webhook-id");
-                assertEquals(api.get(ADMIN, "outbox/" + row).object().getInt("attemptCount"), receiver.at(path).size(), path);
+                UUID row = UUID.fromString(got.get(0).header("webhook-id"));
+                assertEquals(client.status(row).attemptCount(), receiver.at(path).size(), path);
                 JsonObject payload = json(got.get(0).body());
                 assertEquals(kind, payload.getString("kind"));
                 assertEquals("k-1", payload.getString("key"));
@@ -119,21 +132,17 @@ class SourcesIT {
     @Test
     void aCronTriggerFiresOnScheduleOneRowPerFire() {
         receiver.script("/cron", n -> Receiver.Answer.of(200));
-        String id = trigger("""
-                {"sourceKind":"cron","schedule":"* * * * * *","timezone":"Europe/Berlin",
-                 "target":{"type":"webhook","url":"%s"}}""".formatted(receiver.url("/cron")));
+        TriggerDefinition everySecond = TriggerDefinition.webhook("cron", URI.create(receiver.url("/cron")));
+        UUID id = trigger(everySecond.schedule("* * * * * *", "Europe/Berlin"));
         Eventually.until(WAIT, () -> receiver.at("/cron").size() >= 4, () -> receiver.at("/cron").size() + " fires");
-        JsonObject shown = api.get(ADMIN, "apps/" + app + "/triggers/" + id).object();
+        JsonObject shown = client.trigger(app, id).json();
         assertEquals("* * * * * *", shown.getString("schedule"));
         assertEquals("Europe/Berlin", shown.getString("timezone"));
         assertEquals("fire_once", shown.getString("misfire"));
         assertTrue(Instant.parse(shown.getString("nextFireAt")).isAfter(Instant.parse(shown.getString("lastFiredAt"))), shown.toString());
 
         // disable it, then let what was enqueued arrive
-        Api.Reply off = api.call(ADMIN, "PUT", "apps/" + app + "/triggers/" + id, """
-                {"sourceKind":"cron","schedule":"* * * * * *","enabled":false,"target":{"type":"webhook","url":"%s"}}"""
-                .formatted(receiver.url("/cron")));
-        assertEquals(200, off.status(), off.toString());
+        client.replaceTrigger(app, id, everySecond.schedule("* * * * * *", null).enabled(false));
         Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0, () -> "rows left");
         long rows = ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND source_kind = 'cron'", app);
         List<Receiver.Request> fires = receiver.rowsAt("/cron");
@@ -141,7 +150,7 @@ class SourcesIT {
         Set<Instant> scheduled = new HashSet<>();
         for (Receiver.Request fire : fires) {
             JsonObject cron = json(fire.body()).getJsonObject("cron");
-            assertEquals(id, cron.getString("triggerId"));
+            assertEquals(id.toString(), cron.getString("triggerId"));
             assertEquals(0, cron.getInt("missedFires"));
             Instant at = Instant.parse(cron.getString("scheduledAt"));
             assertTrue(!Instant.parse(cron.getString("firedAt")).isBefore(at), "fired before its time: " + cron);
@@ -154,50 +163,52 @@ class SourcesIT {
 
     @Test
     void schedulesAreCheckedAndRefusedOnesChangeNothing() {
-        String url = receiver.url("/never");
-        record Case(String body, String field) {
+        TriggerDefinition cron = TriggerDefinition.webhook("cron", URI.create(receiver.url("/never")));
+        record Case(TriggerDefinition definition, String field) {
         }
         for (Case c : List.of(
-                new Case("{\"sourceKind\":\"cron\",\"timezone\":\"UTC\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}", "schedule"),
-                new Case("{\"sourceKind\":\"cron\",\"schedule\":\"61 * * * *\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}", "schedule"),
-                new Case("{\"sourceKind\":\"cron\",\"schedule\":\"0 0 30 2 *\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}", "schedule"),
-                new Case("{\"sourceKind\":\"cron\",\"schedule\":\"@daily\",\"timezone\":\"Mars/Base\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}", "timezone"),
-                new Case("{\"sourceKind\":\"cron\",\"schedule\":\"@daily\",\"misfire\":\"twice\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}", "misfire"),
-                new Case("{\"sourceKind\":\"kv\",\"schedule\":\"@daily\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}", "schedule"))) {
-            Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", c.body());
-            assertEquals(400, r.status(), c.body() + " -> " + r);
-            assertTrue(r.isProblem(), r.toString());
-            JsonArray errors = r.object().getJsonArray("errors");
-            assertEquals(c.field(), errors.getJsonObject(0).getString("field"), r.toString());
+                new Case(cron.schedule(null, "UTC"), "schedule"),
+                new Case(cron.schedule("61 * * * *", null), "schedule"),
+                new Case(cron.schedule("0 0 30 2 *", null), "schedule"),
+                new Case(cron.schedule("@daily", "Mars/Base"), "timezone"),
+                new Case(cron.schedule("@daily", null).misfire("twice"), "misfire"),
+                new Case(TriggerDefinition.webhook("kv", URI.create(receiver.url("/never"))).schedule("@daily", null), "schedule"))) {
+            ProblemException refused = assertRefused(400, "validation", () -> trigger(c.definition()));
+            assertEquals(c.field(), refused.errors().get(0).field(), refused.errors().toString());
         }
         assertEquals(0, ItDatabase.everythingOf(app));
     }
 
+    /** The cascade of {@code root} once it is one, else null. */
+    private JsonObject lineage(UUID root) {
+        try {
+            return adminApi.lineage(root);
+        } catch (ProblemException notYet) {
+            return null;
+        }
+    }
+
     @Test
     void aCascadeCanBeFollowedAsATree() {
-        String cascader = trigger("""
-                {"sourceKind":"http","target":{"type":"handler","name":"cascader"}}""");
-        Api.Reply enqueued = api.post(ADMIN, "outbox", """
-                {"appId":"%s","sourceKind":"http","triggerId":"%s","payload":{"start":true}}""".formatted(app, cascader));
-        assertEquals(201, enqueued.status(), enqueued.toString());
-        String root = enqueued.object().getString("id");
+        UUID cascader = trigger(TriggerDefinition.handler("http", "cascader"));
+        UUID root = client.enqueue(NewRow.of(app, "http", cascader, Json.createObjectBuilder().add("start", true).build()));
         // depths 0..8 deliver (the row at depth 8 fails when its invoke is refused, so it dies)
         Eventually.until(WAIT, () -> {
-            Api.Reply r = api.get(ADMIN, "admin/lineage/" + root);
-            return r.status() == 200 && r.object().getInt("rows") == 9
-                    && r.object().getJsonObject("byStatus").getInt("dead", 0) == 1
-                    && r.object().getJsonObject("byStatus").getInt("delivered", 0) == 8;
-        }, () -> api.get(ADMIN, "admin/lineage/" + root).toString());
-        JsonObject lineage = api.get(ADMIN, "admin/lineage/" + root).object();
+            JsonObject r = lineage(root);
+            return r != null && r.getInt("rows") == 9
+                    && r.getJsonObject("byStatus").getInt("dead", 0) == 1
+                    && r.getJsonObject("byStatus").getInt("delivered", 0) == 8;
+        }, () -> String.valueOf(lineage(root)));
+        JsonObject lineage = adminApi.lineage(root);
         assertEquals(8, lineage.getInt("maxDepth"));
         assertEquals(false, lineage.getBoolean("truncated"));
         JsonArray tree = lineage.getJsonArray("tree");
         assertEquals(1, tree.size(), "one root");
         JsonObject node = tree.getJsonObject(0);
-        assertEquals(root, node.getString("id"));
+        assertEquals(root.toString(), node.getString("id"));
         for (int depth = 0; depth <= 8; depth++) {
             assertEquals(depth, node.getInt("triggerDepth"));
-            assertEquals(root, node.getString("rootExecutionId"));
+            assertEquals(root.toString(), node.getString("rootExecutionId"));
             assertEquals(depth == 8 ? "dead" : "delivered", node.getString("status"), node.toString());
             assertEquals(depth == 0 ? "http" : "invoke", node.getString("sourceKind"));
             JsonArray children = node.getJsonArray("children");
@@ -211,9 +222,10 @@ class SourcesIT {
                 node = child;
             }
         }
+        // by hand: a producer's call and an id that is no UUID
         Api.Reply asProducer = api.get(PRODUCER_A, "admin/lineage/" + root);
         assertEquals(403, asProducer.status(), asProducer.toString());
-        assertEquals(404, api.get(ADMIN, "admin/lineage/" + UUID.randomUUID()).status());
+        assertEquals(404, assertThrows(ProblemException.class, () -> adminApi.lineage(UUID.randomUUID())).status());
         Api.Reply malformed = api.get(ADMIN, "admin/lineage/not-a-uuid");
         assertEquals(404, malformed.status(), malformed.toString());
         assertTrue(malformed.isProblem(), malformed.toString());

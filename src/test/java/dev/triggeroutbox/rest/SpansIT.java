@@ -6,18 +6,25 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.Event;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
 import dev.triggeroutbox.kit.OtlpCollector;
 import dev.triggeroutbox.kit.OtlpCollector.Received;
+import dev.triggeroutbox.support.ItClients;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
+import jakarta.json.Json;
+import jakarta.json.JsonValue;
+import java.net.URI;
 import java.net.URL;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -35,7 +42,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code opentelemetry} subsystem (standalone-config/opentelemetry-add.cli, applied by the build), exporting to a
  * real OTLP gRPC endpoint the test starts ({@link OtlpCollector}). A write and each delivery attempt are spans of
  * the producer's trace, and the receiver's {@code traceparent} names the attempt. Without the subsystem (every
- * other IT) the trace context passes on unchanged: {@link TraceContextIT}.
+ * other IT) the trace context passes on unchanged: {@link TraceContextIT}. Calls go through the typed client, the
+ * caller's context as {@code Call.traced} sends it.
  */
 @ExtendWith(ArquillianExtension.class)
 class SpansIT {
@@ -52,7 +60,7 @@ class SpansIT {
     @ArquillianResource
     URL base;
 
-    private Api api;
+    private OutboxClient client;
     private Receiver receiver;
     private final UUID app = UUID.randomUUID();
 
@@ -68,14 +76,14 @@ class SpansIT {
 
     @BeforeEach
     void start() throws Exception {
-        api = new Api(base);
+        client = ItClients.client(base, ADMIN);
         receiver = new Receiver();
     }
 
     @AfterEach
     void stop() {
         receiver.close();
-        api.close();
+        client.close();
     }
 
     private static String traceId() {
@@ -86,23 +94,22 @@ class SpansIT {
         return UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     }
 
-    private String trigger(String kind, String target, int maxAttempts) {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
-                {"sourceKind":"%s","target":%s,"maxAttempts":%d}""".formatted(kind, target, maxAttempts));
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
+    private void trigger(TriggerDefinition definition) {
+        client.createTrigger(app, definition.maxAttempts(3), Call.plain());
     }
 
-    private void webhook(String kind, String path, int maxAttempts) {
-        trigger(kind, "{\"type\":\"webhook\",\"url\":\"" + receiver.url(path) + "\"}", maxAttempts);
+    private void webhook(String kind, String path) {
+        trigger(TriggerDefinition.webhook(kind, URI.create(receiver.url(path))));
+    }
+
+    /** The call of a caller in the trace {@code trace}, as its span {@code caller}. */
+    private static Call traced(String trace, String caller, String state) {
+        return Call.plain().traced("00-" + trace + "-" + caller + "-01", state);
     }
 
     /** Publishes one kv event; answers its one row's id. */
-    private String publish(Map<String, String> headers) {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/events", "application/json",
-                "{\"sourceKind\":\"kv\",\"payload\":{\"n\":1}}", headers);
-        assertEquals(202, r.status(), r.toString());
-        return r.object().getJsonArray("rows").getJsonObject(0).getString("id");
+    private String publish(Call call) {
+        return client.publish(app, Event.of("kv", Json.createObjectBuilder().add("n", 1).build()), call).get(0).id().toString();
     }
 
     private List<Receiver.Request> received(String path, int count) {
@@ -130,11 +137,11 @@ class SpansIT {
     @Test
     void aTracedPublishAndItsDeliveryAreSpansOfTheCallersTrace() {
         receiver.script("/traced", n -> Receiver.Answer.of(204));
-        webhook("kv", "/traced", 3);
+        webhook("kv", "/traced");
         String trace = traceId();
         String caller = spanId();
 
-        String row = publish(Map.of("traceparent", "00-" + trace + "-" + caller + "-01", "tracestate", STATE));
+        String row = publish(traced(trace, caller, STATE));
 
         Receiver.Request got = received("/traced", 1).get(0);
         Received attempt = attempts(row, 1).get(0);
@@ -164,30 +171,26 @@ class SpansIT {
 
     @Test
     void aWaitingRowShowsTheContextOfItsWrite() {
-        webhook("kv", "/later", 3);
+        webhook("kv", "/later");
         String trace = traceId();
-        String later = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
-        Api.Reply scheduled = api.post(ADMIN, "apps/" + app + "/events", "application/json",
-                "{\"sourceKind\":\"kv\",\"payload\":{},\"deliverAt\":\"" + later + "\"}",
-                Map.of("traceparent", "00-" + trace + "-" + spanId() + "-01"));
-        assertEquals(202, scheduled.status(), scheduled.toString());
-        String row = scheduled.object().getJsonArray("rows").getJsonObject(0).getString("id");
+        Event later = Event.of("kv", JsonValue.EMPTY_JSON_OBJECT).deliverAt(OffsetDateTime.now(ZoneOffset.UTC).plusHours(1));
+        UUID row = client.publish(app, later, traced(trace, spanId(), null)).get(0).id();
 
-        String stored = api.get(ADMIN, "outbox/" + row).object().getString("traceparent");
+        String stored = client.status(row).traceparent();
         Received write = byId(stored.substring(36, 52));
         assertEquals("outbox publish", write.name(), write.toString());
         assertEquals(write.traceparent(), stored);
         assertEquals(trace, write.traceId());
-        assertEquals(200, api.post(ADMIN, "outbox/" + row + "/cancel", null).status());
+        assertEquals("cancelled", client.cancel(row).status());
     }
 
     @Test
     void eachAttemptIsASpanOfItsOwnAndAFailedOneSaysWhy() {
         receiver.script("/flaky", n -> Receiver.Answer.of(n == 1 ? 503 : 204));
-        webhook("kv", "/flaky", 3);
+        webhook("kv", "/flaky");
         String trace = traceId();
 
-        String row = publish(Map.of("traceparent", "00-" + trace + "-" + spanId() + "-01"));
+        String row = publish(traced(trace, spanId(), null));
 
         List<Receiver.Request> got = received("/flaky", 2);
         List<Received> attempts = attempts(row, 2);
@@ -209,12 +212,12 @@ class SpansIT {
 
     @Test
     void whatAHandlerPublishesIsAChildOfItsAttempt() {
-        trigger("kv", "{\"type\":\"handler\",\"name\":\"publisher\"}", 3);
+        trigger(TriggerDefinition.handler("kv", "publisher"));
         receiver.script("/cascaded", n -> Receiver.Answer.of(204));
-        webhook("docs", "/cascaded", 3);
+        webhook("docs", "/cascaded");
         String trace = traceId();
 
-        String row = publish(Map.of("traceparent", "00-" + trace + "-" + spanId() + "-01"));
+        String row = publish(traced(trace, spanId(), null));
 
         Receiver.Request got = received("/cascaded", 1).get(0);
         Received handled = attempts(row, 1).get(0);
@@ -233,9 +236,9 @@ class SpansIT {
     @Test
     void anUntracedPublishStartsATraceThatTheReceiverJoins() {
         receiver.script("/untraced", n -> Receiver.Answer.of(204));
-        webhook("kv", "/untraced", 3);
+        webhook("kv", "/untraced");
 
-        String row = publish(Map.of());
+        String row = publish(Call.plain());
 
         Receiver.Request got = received("/untraced", 1).get(0);
         Received attempt = attempts(row, 1).get(0);

@@ -6,14 +6,22 @@ import static dev.triggeroutbox.support.Traces.assertUntraced;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.Event;
+import dev.triggeroutbox.client.OutboxClient.NewRow;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
-import jakarta.json.JsonObject;
+import dev.triggeroutbox.support.ItClients;
+import jakarta.json.Json;
+import jakarta.json.JsonValue;
+import java.net.URI;
 import java.net.URL;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.Map;
+import java.util.List;
 import java.util.UUID;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -27,7 +35,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * W3C trace context end to end: the {@code traceparent} and {@code tracestate} of a producer's call reach every
  * delivery of its rows as headers (a real HTTP receiver on loopback), through fan-out, batches, a handler's
- * cascade and a dead letter's replay; a malformed one starts nothing and refuses nothing.
+ * cascade and a dead letter's replay; a malformed one starts nothing and refuses nothing. Called through the typed
+ * client, whose {@code Call} sends the context as a producer's code would.
  */
 @ExtendWith(ArquillianExtension.class)
 class TraceContextIT {
@@ -43,20 +52,20 @@ class TraceContextIT {
     @ArquillianResource
     URL base;
 
-    private Api api;
+    private OutboxClient client;
     private Receiver receiver;
     private final UUID app = UUID.randomUUID();
 
     @BeforeEach
     void start() throws Exception {
-        api = new Api(base);
+        client = ItClients.client(base, ADMIN);
         receiver = new Receiver();
     }
 
     @AfterEach
     void stop() {
         receiver.close();
-        api.close();
+        client.close();
     }
 
     /** A fresh trace's traceparent, sampled. */
@@ -65,21 +74,17 @@ class TraceContextIT {
                 + UUID.randomUUID().toString().replace("-", "").substring(0, 16) + "-01";
     }
 
-    private static Map<String, String> traced(String parent) {
-        return Map.of("traceparent", parent, "tracestate", STATE);
+    private static Call traced(String parent) {
+        return Call.plain().traced(parent, STATE);
     }
 
-    private String trigger(String kind, String target, Integer maxAttempts) {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
-                {"sourceKind":"%s","target":%s%s}""".formatted(kind, target,
-                maxAttempts == null ? "" : ",\"maxAttempts\":" + maxAttempts));
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
+    private UUID trigger(TriggerDefinition definition) {
+        return client.createTrigger(app, definition, Call.plain()).id();
     }
 
-    private String webhook(String kind, String path, Integer maxAttempts) {
+    private UUID webhook(String kind, String path) {
         receiver.script(path, n -> Receiver.Answer.of(204));
-        return trigger(kind, "{\"type\":\"webhook\",\"url\":\"" + receiver.url(path) + "\"}", maxAttempts);
+        return trigger(TriggerDefinition.webhook(kind, URI.create(receiver.url(path))));
     }
 
     private Receiver.Request first(String path) {
@@ -87,42 +92,36 @@ class TraceContextIT {
         return receiver.at(path).get(0);
     }
 
-    private Api.Reply publish(String kind, String payload, Map<String, String> headers) {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/events", "application/json",
-                "{\"sourceKind\":\"" + kind + "\",\"payload\":" + payload + "}", headers);
-        assertEquals(202, r.status(), r.toString());
-        return r;
+    private static Event event(String kind, int n) {
+        return Event.of(kind, Json.createObjectBuilder().add("n", n).build());
     }
 
     @Test
     void aPublishCarriesItsCallersTraceContextToTheDeliveryAndShowsItOnTheRow() {
-        webhook("kv", "/traced", null);
+        webhook("kv", "/traced");
         String parent = parent();
 
-        publish("kv", "{\"n\":1}", traced(parent));
+        client.publish(app, event("kv", 1), traced(parent));
 
         Receiver.Request got = first("/traced");
         assertContext(parent, got.header("traceparent"));
         assertEquals(STATE, got.header("tracestate"));
 
         // a row still waiting says which trace it belongs to
-        String later = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
-        Api.Reply scheduled = api.post(ADMIN, "apps/" + app + "/events", "application/json",
-                "{\"sourceKind\":\"kv\",\"payload\":{},\"deliverAt\":\"" + later + "\"}", traced(parent));
-        String id = scheduled.object().getJsonArray("rows").getJsonObject(0).getString("id");
-        JsonObject row = api.get(ADMIN, "outbox/" + id).object();
-        assertEquals("scheduled", row.getString("status"));
-        assertContext(parent, row.getString("traceparent"));
-        assertEquals(200, api.post(ADMIN, "outbox/" + id + "/cancel", null).status());
+        Event later = Event.of("kv", JsonValue.EMPTY_JSON_OBJECT).deliverAt(OffsetDateTime.now(ZoneOffset.UTC).plusHours(1));
+        UUID id = client.publish(app, later, traced(parent)).get(0).id();
+        OutboxClient.RowStatus row = client.status(id);
+        assertEquals("scheduled", row.status());
+        assertContext(parent, row.traceparent());
+        assertEquals("cancelled", client.cancel(id).status());
     }
 
     @Test
     void aMalformedTraceparentIsIgnoredAndTheEventStillPublished() {
-        webhook("kv", "/untraced", null);
+        webhook("kv", "/untraced");
 
-        publish("kv", "{\"n\":2}", Map.of("traceparent", "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
-                "tracestate", STATE));
-        publish("kv", "{\"n\":3}", Map.of());
+        client.publish(app, event("kv", 2), Call.plain().traced("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", STATE));
+        client.publish(app, event("kv", 3));
 
         Eventually.until(WAIT, () -> receiver.at("/untraced").size() == 2, () -> receiver.at("/untraced").toString());
         for (Receiver.Request got : receiver.at("/untraced")) {
@@ -134,17 +133,11 @@ class TraceContextIT {
 
     @Test
     void bothBatchFormsCarryTheTraceContextToEveryRow() {
-        String trigger = webhook("kv", "/batched", null);
+        UUID trigger = webhook("kv", "/batched");
         String parent = parent();
 
-        Api.Reply events = api.post(ADMIN, "apps/" + app + "/events:batch", "application/json",
-                "{\"events\":[{\"sourceKind\":\"kv\",\"payload\":{\"n\":1}},{\"sourceKind\":\"kv\",\"payload\":{\"n\":2}}]}",
-                traced(parent));
-        assertEquals(202, events.status(), events.toString());
-        Api.Reply rows = api.post(ADMIN, "./outbox:batch", "application/json", """
-                {"events":[{"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{"n":3}}]}""".formatted(app, trigger),
-                traced(parent));
-        assertEquals(202, rows.status(), rows.toString());
+        client.publishAll(app, List.of(event("kv", 1), event("kv", 2)), traced(parent));
+        client.enqueueAll(List.of(NewRow.of(app, "kv", trigger, Json.createObjectBuilder().add("n", 3).build())), traced(parent));
 
         Eventually.until(WAIT, () -> receiver.at("/batched").size() == 3, () -> receiver.at("/batched").toString());
         for (Receiver.Request got : receiver.at("/batched")) {
@@ -155,11 +148,11 @@ class TraceContextIT {
 
     @Test
     void whatAHandlerPublishesJoinsTheTraceOfTheRowItHandles() {
-        trigger("kv", "{\"type\":\"handler\",\"name\":\"publisher\"}", null);
-        webhook("docs", "/cascaded", null);
+        trigger(TriggerDefinition.handler("kv", "publisher"));
+        webhook("docs", "/cascaded");
         String parent = parent();
 
-        publish("kv", "{\"n\":4}", traced(parent));
+        client.publish(app, event("kv", 4), traced(parent));
 
         Receiver.Request got = first("/cascaded");
         assertContext(parent, got.header("traceparent"));
@@ -170,19 +163,13 @@ class TraceContextIT {
     @Test
     void aReplayedDeadLetterCarriesItsTraceContextAgain() {
         receiver.script("/refusing", n -> Receiver.Answer.of(n == 1 ? 500 : 204));
-        String trigger = trigger("kv", "{\"type\":\"webhook\",\"url\":\"" + receiver.url("/refusing") + "\"}", 1);
+        UUID trigger = trigger(TriggerDefinition.webhook("kv", URI.create(receiver.url("/refusing"))).maxAttempts(1));
         String parent = parent();
-        Api.Reply enqueued = api.post(ADMIN, "outbox", "application/json", """
-                {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{"n":5}}""".formatted(app, trigger),
-                traced(parent));
-        assertEquals(201, enqueued.status(), enqueued.toString());
-        String id = enqueued.object().getString("id");
-        Eventually.until(WAIT, () -> "dead".equals(api.get(ADMIN, "outbox/" + id).object().getString("status")),
-                () -> api.get(ADMIN, "outbox/" + id).toString());
-        assertContext(parent, api.get(ADMIN, "outbox/" + id).object().getString("traceparent"));
+        UUID id = client.enqueue(NewRow.of(app, "kv", trigger, Json.createObjectBuilder().add("n", 5).build()), traced(parent));
+        Eventually.until(WAIT, () -> "dead".equals(client.status(id).status()), () -> client.status(id).json().toString());
+        assertContext(parent, client.status(id).traceparent());
 
-        Api.Reply replayed = api.post(ADMIN, "admin/dead-letters/" + id + "/replay", null);
-        assertEquals(201, replayed.status(), replayed.toString());
+        client.replayDeadLetter(id, Call.plain());
 
         Eventually.until(WAIT, () -> receiver.at("/refusing").size() == 2, () -> receiver.at("/refusing").toString());
         assertContext(parent, receiver.at("/refusing").get(0).header("traceparent"));

@@ -5,12 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.triggeroutbox.client.OutboxClient;
+import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.support.ItClients;
 import dev.triggeroutbox.support.SecondNode;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import java.io.StringReader;
+import java.net.URI;
 import java.net.URL;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,7 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Two nodes, one database: Arquillian's WildFly (it-node-1, dispatching) and a second WildFly
  * process (it-node-2) that takes requests and fires cron triggers but does not dispatch, so
- * everything it accepts is delivered by the other node.
+ * everything it accepts is delivered by the other node. A typed client of each node makes the calls.
  */
 @WildFlyOnly("the second node is a WildFly process started from the build's installation")
 @ExtendWith(ArquillianExtension.class)
@@ -51,8 +57,8 @@ class TwoNodesIT {
     @ArquillianResource
     URL base;
 
-    private Api first;
-    private Api other;
+    private OutboxClient first;
+    private OutboxClient other;
     private Receiver receiver;
     private final UUID app = UUID.randomUUID();
 
@@ -70,8 +76,8 @@ class TwoNodesIT {
 
     @BeforeEach
     void start() throws Exception {
-        first = new Api(base);
-        other = new Api(second.url());
+        first = ItClients.client(base, ADMIN);
+        other = ItClients.client(second.url(), ADMIN);
         receiver = new Receiver();
     }
 
@@ -82,22 +88,19 @@ class TwoNodesIT {
         other.close();
     }
 
-    private String webhook(Api api, String kind, String path, String extra) {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
-                {"sourceKind":"%s","target":{"type":"webhook","url":"%s"}%s}""".formatted(kind, receiver.url(path), extra));
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
+    private TriggerDefinition webhook(String kind, String path) {
+        return TriggerDefinition.webhook(kind, URI.create(receiver.url(path)));
     }
 
     @Test
     void invokeOnOneNodeIsAnsweredWithTheReplyDeliveredByTheOther() {
         receiver.script("/answer", n -> new Receiver.Answer(200, Map.of("Content-Type", "application/json"), "{\"answer\":" + n + "}"));
-        String trigger = webhook(other, "http", "/answer", "");
+        UUID trigger = other.createTrigger(app, webhook("http", "/answer"), Call.plain()).id();
         for (int i = 1; i <= 3; i++) {
-            Api.Reply r = other.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=10000",
-                    "{\"payload\":{\"question\":" + i + "}}");
+            OutboxClient.Invoked r = other.invoke(app, trigger, Json.createObjectBuilder().add("question", i).build(),
+                    Duration.ofSeconds(10), Call.plain());
             assertEquals(200, r.status(), r.toString());
-            assertEquals(i, r.object().getInt("answer"), "each caller gets its own reply");
+            assertEquals(i, json(r.body()).getInt("answer"), "each caller gets its own reply");
         }
         assertEquals(3, receiver.rowsAt("/answer").size(), "one row per invoke");
         assertEquals(3, ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND finished_by = 'it-node-1'", app));
@@ -106,33 +109,34 @@ class TwoNodesIT {
     @Test
     void aLateReplyIsFetchedFromTheNodeThatWasAsked() {
         receiver.script("/slow", n -> new Receiver.Answer(200, Map.of(), "{\"late\":true}", 500));
-        String trigger = webhook(other, "http", "/slow", "");
-        Api.Reply r = other.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=50", "{\"payload\":{}}");
+        UUID trigger = other.createTrigger(app, webhook("http", "/slow"), Call.plain()).id();
+        OutboxClient.Invoked r = other.invoke(app, trigger, JsonValue.EMPTY_JSON_OBJECT, Duration.ofMillis(50), Call.plain());
         assertEquals(202, r.status(), r.toString());
-        assertNotNull(r.location());
-        String path = r.location().substring(r.location().indexOf("/api/v1/") + "/api/v1/".length());
-        Eventually.until(WAIT, () -> other.get(ADMIN, path).status() == 200, () -> other.get(ADMIN, path).toString());
-        assertTrue(other.get(ADMIN, path).object().getBoolean("late"));
-        assertEquals(200, first.get(ADMIN, path).status(), "either node answers");
+        assertNotNull(r.later());
+        Eventually.until(WAIT, () -> other.reply(r.later()).answered(), () -> other.reply(r.later()).toString());
+        assertTrue(json(other.reply(r.later()).body()).getBoolean("late"));
+        assertEquals(200, first.reply(r.later()).status(), "either node answers");
         assertEquals(1, receiver.rowsAt("/slow").size());
+    }
+
+    private static JsonObject json(String text) {
+        try (var reader = Json.createReader(new StringReader(text))) {
+            return reader.readObject();
+        }
     }
 
     @Test
     void eachCronFireEnqueuesExactlyOneRowWhileBothNodesFire() {
         receiver.script("/tick", n -> Receiver.Answer.of(200));
-        String trigger = webhook(first, "cron", "/tick", ",\"schedule\":\"* * * * * *\"");
+        TriggerDefinition everySecond = webhook("cron", "/tick").schedule("* * * * * *", null);
+        UUID trigger = first.createTrigger(app, everySecond, Call.plain()).id();
         Eventually.until(WAIT, () -> receiver.at("/tick").size() >= 8, () -> receiver.at("/tick").size() + " fires");
-        Api.Reply off = other.call(ADMIN, "PUT", "apps/" + app + "/triggers/" + trigger, """
-                {"sourceKind":"cron","schedule":"* * * * * *","enabled":false,"target":{"type":"webhook","url":"%s"}}"""
-                .formatted(receiver.url("/tick")));
-        assertEquals(200, off.status(), off.toString());
+        other.replaceTrigger(app, trigger, everySecond.enabled(false));
         Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0, () -> "rows left");
         Set<Instant> fires = new HashSet<>();
         for (Receiver.Request tick : receiver.rowsAt("/tick")) {
-            try (var reader = Json.createReader(new StringReader(tick.body()))) {
-                JsonObject cron = reader.readObject().getJsonObject("cron");
-                assertTrue(fires.add(Instant.parse(cron.getString("scheduledAt"))), "fired twice: " + cron);
-            }
+            JsonObject cron = json(tick.body()).getJsonObject("cron");
+            assertTrue(fires.add(Instant.parse(cron.getString("scheduledAt"))), "fired twice: " + cron);
         }
         Instant earliest = fires.stream().min(Instant::compareTo).orElseThrow();
         Instant latest = fires.stream().max(Instant::compareTo).orElseThrow();

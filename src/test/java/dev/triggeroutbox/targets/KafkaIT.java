@@ -1,7 +1,7 @@
 package dev.triggeroutbox.targets;
 
+import static dev.triggeroutbox.support.ItClients.assertRefused;
 import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.ItUsers.PASSWORD;
 import static dev.triggeroutbox.support.Traces.assertContext;
 import static dev.triggeroutbox.support.Traces.assertUntraced;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,14 +11,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.client.OutboxClient;
 import dev.triggeroutbox.client.OutboxClient.Call;
+import dev.triggeroutbox.client.OutboxClient.Event;
 import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
 import dev.triggeroutbox.kit.KafkaBroker;
 import dev.triggeroutbox.rest.Api;
 import dev.triggeroutbox.rest.ItDatabase;
+import dev.triggeroutbox.support.ItClients;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.net.URI;
 import java.net.URL;
@@ -55,7 +58,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Kafka targets end to end: a real broker (KRaft, {@link KafkaBroker}) that the test starts and kills, the server
  * configured with {@code outbox.kafka.bootstrap-servers} (pom.xml, it.outbox.settings), and a consumer that
- * counts what arrived on each topic, by the outbox id in each record's headers.
+ * counts what arrived on each topic, by the outbox id in each record's headers. Calls go through the typed client,
+ * as a Java caller's would; the malformed registrations are raw requests.
  */
 @ExtendWith(ArquillianExtension.class)
 class KafkaIT {
@@ -72,6 +76,7 @@ class KafkaIT {
     URL base;
 
     private Api api;
+    private OutboxClient client;
     private final UUID app = UUID.randomUUID();
     private final String topic = "orders-" + UUID.randomUUID();
 
@@ -89,51 +94,49 @@ class KafkaIT {
     @BeforeEach
     void open() {
         api = new Api(base);
+        client = ItClients.client(base, ADMIN);
     }
 
     @AfterEach
     void close() {
+        client.close();
         api.close();
     }
 
     /** A kafka trigger of this test's app for kv events; a high attempt limit, so that a slow first metadata fetch spends no row. */
-    private String trigger(String toTopic, String key, int maxAttempts) {
-        Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
-                {"sourceKind":"kv","target":{"type":"kafka","topic":"%s"%s},"maxAttempts":%d}""".formatted(toTopic,
-                key == null ? "" : ",\"key\":\"" + key + "\"", maxAttempts));
-        assertEquals(201, r.status(), r.toString());
-        return r.object().getString("id");
+    private UUID trigger(String toTopic, String key, int maxAttempts) {
+        return client.createTrigger(app, TriggerDefinition.kafka("kv", toTopic, key).maxAttempts(maxAttempts), Call.plain()).id();
     }
 
-    private List<String> publish(int from, int count, Map<String, String> headers) {
-        String events = IntStream.range(from, from + count)
-                .mapToObj(i -> "{\"sourceKind\":\"kv\",\"payload\":{\"i\":" + i + "}}").collect(Collectors.joining(","));
-        Api.Reply r = api.call(ADMIN, "POST", "apps/" + app + "/events:batch", "{\"events\":[" + events + "]}", headers);
-        assertEquals(202, r.status(), r.toString());
-        return r.object().getJsonArray("rows").getValuesAs(JsonObject.class).stream().map(o -> o.getString("id")).toList();
+    private static Event event(String key, int i) {
+        return Event.of("kv", Json.createObjectBuilder().add("i", i).build()).orderingKey(key);
     }
 
-    private JsonObject row(String id) {
-        return api.get(ADMIN, "outbox/" + id).object();
+    private List<UUID> publish(int from, int count, Call call) {
+        List<Event> events = IntStream.range(from, from + count).mapToObj(i -> event(null, i)).toList();
+        return client.publishAll(app, events, call).stream().map(OutboxClient.Written::id).toList();
+    }
+
+    private OutboxClient.RowStatus row(UUID id) {
+        return client.status(id);
     }
 
     @Test
     void everyCommittedRowArrivesOnceWithWhereItCameFrom() {
         broker.createTopic(topic, 3);
-        String trigger = trigger(topic, "appId", 100);
+        UUID trigger = trigger(topic, "appId", 100);
         String traceparent = "00-" + UUID.randomUUID().toString().replace("-", "") + "-" + "00f067aa0ba902b7" + "-01";
-        List<String> ids = new ArrayList<>(publish(0, 100, Map.of("traceparent", traceparent)));
-        ids.addAll(publish(100, 100, Map.of()));
+        List<UUID> ids = new ArrayList<>(publish(0, 100, Call.plain().traced(traceparent, null)));
+        ids.addAll(publish(100, 100, Call.plain()));
         // a refused batch writes nothing, so nothing of it reaches the topic
-        Api.Reply refused = api.post(ADMIN, "apps/" + app + "/events:batch",
-                "{\"events\":[{\"sourceKind\":\"kv\",\"payload\":{\"i\":999}},{\"sourceKind\":\"nope\",\"payload\":{}}]}");
-        assertEquals(400, refused.status(), refused.toString());
-        ids.addAll(publish(200, 100, Map.of()));
+        assertRefused(400, "validation", () -> client.publishAll(app,
+                List.of(event(null, 999), Event.of("nope", JsonValue.EMPTY_JSON_OBJECT)), Call.plain()));
+        ids.addAll(publish(200, 100, Call.plain()));
 
         try (Topic read = new Topic(topic)) {
             List<ConsumerRecord<String, String>> got = read.until(records -> records.size() >= 300);
             Map<String, Long> perId = got.stream().collect(Collectors.groupingBy(r -> header(r, "outbox-id"), Collectors.counting()));
-            assertEquals(Set.copyOf(ids), perId.keySet(), "the committed rows, each of them");
+            assertEquals(ids.stream().map(UUID::toString).collect(Collectors.toSet()), perId.keySet(), "the committed rows, each of them");
             assertEquals(300, got.size(), "no record twice: " + perId.values().stream().filter(n -> n > 1).count() + " ids repeated");
             Set<Integer> values = new HashSet<>();
             Set<Integer> partitions = new HashSet<>();
@@ -142,7 +145,7 @@ class KafkaIT {
                 partitions.add(r.partition());
                 assertEquals(app.toString(), header(r, "outbox-app-id"));
                 assertEquals("kv", header(r, "outbox-source-kind"));
-                assertEquals(trigger, header(r, "outbox-trigger-id"));
+                assertEquals(trigger.toString(), header(r, "outbox-trigger-id"));
                 assertNotNull(header(r, "outbox-attempt"));
                 assertEquals("0", header(r, "outbox-trigger-depth"));
                 values.add(Integer.parseInt(r.value().replaceAll("\\D", "")));
@@ -158,29 +161,26 @@ class KafkaIT {
         }
         Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0,
                 () -> "rows left in the outbox");
-        assertEquals("delivered", row(ids.get(0)).getString("status"));
+        assertEquals("delivered", row(ids.get(0)).status());
     }
 
     @Test
     void anInvokeAnswersWhereTheBrokerPutTheRecord() {
         broker.createTopic(topic, 2);
-        // through the typed client, as a Java caller would
-        try (OutboxClient client = OutboxClient.connect(URI.create(base.toString()).resolve("api/v1/"), ADMIN, PASSWORD)) {
-            OutboxClient.Trigger trigger = client.createTrigger(app, TriggerDefinition.kafka("kv", topic, null).maxAttempts(100),
-                    Call.plain());
-            assertEquals("rowId", trigger.json().getJsonObject("target").getString("key"), trigger.json().toString());
-            OutboxClient.Invoked r = client.invoke(app, trigger.id(), Json.createObjectBuilder().add("order", 42).build(),
-                    Duration.ofSeconds(20), Call.plain());
-            assertTrue(r.answered(), r.toString());
-            JsonObject where = Json.createReader(new StringReader(r.body())).readObject();
-            assertEquals(topic, where.getString("topic"));
-            try (Topic read = new Topic(topic)) {
-                ConsumerRecord<String, String> got = read.until(records -> !records.isEmpty()).get(0);
-                assertEquals(where.getInt("partition"), got.partition());
-                assertEquals(where.getJsonNumber("offset").longValue(), got.offset());
-                assertEquals(42, Json.createReader(new StringReader(got.value())).readObject().getInt("order"), got.value());
-                assertEquals(header(got, "outbox-id"), got.key(), "keyed by row id, the default");
-            }
+        OutboxClient.Trigger trigger = client.createTrigger(app, TriggerDefinition.kafka("kv", topic, null).maxAttempts(100),
+                Call.plain());
+        assertEquals("rowId", trigger.json().getJsonObject("target").getString("key"), trigger.json().toString());
+        OutboxClient.Invoked r = client.invoke(app, trigger.id(), Json.createObjectBuilder().add("order", 42).build(),
+                Duration.ofSeconds(20), Call.plain());
+        assertTrue(r.answered(), r.toString());
+        JsonObject where = Json.createReader(new StringReader(r.body())).readObject();
+        assertEquals(topic, where.getString("topic"));
+        try (Topic read = new Topic(topic)) {
+            ConsumerRecord<String, String> got = read.until(records -> !records.isEmpty()).get(0);
+            assertEquals(where.getInt("partition"), got.partition());
+            assertEquals(where.getJsonNumber("offset").longValue(), got.offset());
+            assertEquals(42, Json.createReader(new StringReader(got.value())).readObject().getInt("order"), got.value());
+            assertEquals(header(got, "outbox-id"), got.key(), "keyed by row id, the default");
         }
     }
 
@@ -188,19 +188,20 @@ class KafkaIT {
     void aBrokerThatIsDownFailsAttemptsAndLosesNothing() {
         broker.createTopic(topic, 3);
         trigger(topic, "rowId", 1000);
-        List<String> before = publish(0, 20, Map.of());
+        List<UUID> before = publish(0, 20, Call.plain());
         try (Topic read = new Topic(topic)) {
             read.until(records -> records.size() >= 20);
         }
         broker.kill();
-        List<String> during = publish(20, 50, Map.of());
-        Eventually.until(WAIT, () -> row(during.get(0)).getInt("attemptCount") >= 2, () -> row(during.get(0)).toString());
-        String error = row(during.get(0)).getString("lastError", "");
+        List<UUID> during = publish(20, 50, Call.plain());
+        Eventually.until(WAIT, () -> row(during.get(0)).attemptCount() >= 2, () -> row(during.get(0)).json().toString());
+        String error = String.valueOf(row(during.get(0)).lastError());
         assertTrue(error.contains("Kafka") || error.contains("timed out"), error);
         broker.start();
         try (Topic read = new Topic(topic)) {
-            Set<String> expected = new HashSet<>(before);
-            expected.addAll(during);
+            Set<String> expected = new HashSet<>();
+            before.forEach(id -> expected.add(id.toString()));
+            during.forEach(id -> expected.add(id.toString()));
             List<ConsumerRecord<String, String>> got = read.until(records ->
                     records.stream().map(r -> header(r, "outbox-id")).collect(Collectors.toSet()).containsAll(expected));
             System.out.printf("KafkaIT: broker down and back: %d rows, %d records%n", expected.size(), got.size());
@@ -215,35 +216,32 @@ class KafkaIT {
     void aMissingTopicSpendsItsOwnAttemptsAndHoldsUpNoOtherTopic() {
         broker.createTopic(topic, 1);
         UUID other = UUID.randomUUID();
-        Api.Reply t = api.post(ADMIN, "apps/" + other + "/triggers", """
-                {"sourceKind":"kv","target":{"type":"kafka","topic":"%s"},"maxAttempts":100}""".formatted(topic));
-        assertEquals(201, t.status(), t.toString());
+        client.createTrigger(other, TriggerDefinition.kafka("kv", topic, null).maxAttempts(100), Call.plain());
         try (Topic read = new Topic(topic)) {
             // the other app's topic first, once: the producer knows it before the missing topic's rows come
-            Api.Reply first = api.post(ADMIN, "apps/" + other + "/events", "{\"sourceKind\":\"kv\",\"payload\":{\"other\":1}}");
-            assertEquals(202, first.status(), first.toString());
+            client.publish(other, Event.of("kv", Json.createObjectBuilder().add("other", 1).build()));
             read.until(records -> records.size() >= 1);
 
             String missing = "missing-" + UUID.randomUUID();
             trigger(missing, null, 2);
-            List<String> lost = publish(0, 30, Map.of());
+            List<UUID> lost = publish(0, 30, Call.plain());
             long start = System.nanoTime();
-            Api.Reply sent = api.post(ADMIN, "apps/" + other + "/events", "{\"sourceKind\":\"kv\",\"payload\":{\"other\":2}}");
-            assertEquals(202, sent.status(), sent.toString());
+            client.publish(other, Event.of("kv", Json.createObjectBuilder().add("other", 2).build()));
             read.until(records -> records.size() >= 2);
             long millis = (System.nanoTime() - start) / 1_000_000;
             System.out.printf("KafkaIT: beside 30 rows for a missing topic, another app's record arrived in %d ms%n", millis);
             // each of the 30 would wait max.block.ms (500 ms here) for the missing topic's metadata, in turn, if the
             // topic's first timeout did not fail the others at once: 15 s before the other app's record
             assertTrue(millis < 10_000, millis + " ms");
-            for (String id : lost) {
-                Eventually.until(WAIT, () -> "dead".equals(row(id).getString("status")), () -> row(id).toString());
+            for (UUID id : lost) {
+                Eventually.until(WAIT, () -> "dead".equals(row(id).status()), () -> row(id).json().toString());
             }
-            String error = row(lost.get(0)).getString("lastError", "");
+            String error = String.valueOf(row(lost.get(0)).lastError());
             assertTrue(error.contains(missing), error);
         }
     }
 
+    /** By hand: targets that are malformed, most of them more or other than the client's definitions send. */
     @Test
     void registrationRefusesWhatCannotWork() {
         Api.Reply badTopic = api.post(ADMIN, "apps/" + app + "/triggers",
@@ -275,16 +273,12 @@ class KafkaIT {
 
     @Test
     void aTriggerReplacedByAnotherTypeKeepsNoRecordKeyAndBackAgain() {
-        String id = trigger("t-" + UUID.randomUUID(), "appId", 5);
-        Api.Reply webhook = api.call(ADMIN, "PUT", "apps/" + app + "/triggers/" + id,
-                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"http://127.0.0.1:9/x\"}}");
-        assertEquals(200, webhook.status(), webhook.toString());
-        assertTrue(!webhook.object().getJsonObject("target").containsKey("key"), webhook.toString());
-        assertNull(ItDatabase.text("SELECT target_key FROM triggers WHERE id = ?::uuid", id));
-        Api.Reply kafka = api.call(ADMIN, "PUT", "apps/" + app + "/triggers/" + id,
-                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"kafka\",\"topic\":\"back\"}}");
-        assertEquals(200, kafka.status(), kafka.toString());
-        assertEquals("rowId", kafka.object().getJsonObject("target").getString("key"), "the default again: " + kafka);
+        UUID id = trigger("t-" + UUID.randomUUID(), "appId", 5);
+        JsonObject webhook = client.replaceTrigger(app, id, TriggerDefinition.webhook("kv", URI.create("http://127.0.0.1:9/x"))).json();
+        assertTrue(!webhook.getJsonObject("target").containsKey("key"), webhook.toString());
+        assertNull(ItDatabase.text("SELECT target_key FROM triggers WHERE id = ?", id));
+        JsonObject kafka = client.replaceTrigger(app, id, TriggerDefinition.kafka("kv", "back", null)).json();
+        assertEquals("rowId", kafka.getJsonObject("target").getString("key"), "the default again: " + kafka);
     }
 
     @Test
@@ -294,14 +288,10 @@ class KafkaIT {
         int keys = 5;
         int perKey = 20;
         // interleaved across keys, half in one batch, half one by one
-        String events = IntStream.range(0, keys * perKey / 2)
-                .mapToObj(n -> "{\"sourceKind\":\"kv\",\"orderingKey\":\"key-" + n % keys + "\",\"payload\":{\"i\":" + n / keys + "}}")
-                .collect(Collectors.joining(","));
-        assertEquals(202, api.post(ADMIN, "apps/" + app + "/events:batch", "{\"events\":[" + events + "]}").status());
+        client.publishAll(app, IntStream.range(0, keys * perKey / 2).mapToObj(n -> event("key-" + n % keys, n / keys)).toList(),
+                Call.plain());
         for (int n = keys * perKey / 2; n < keys * perKey; n++) {
-            Api.Reply r = api.post(ADMIN, "apps/" + app + "/events",
-                    "{\"sourceKind\":\"kv\",\"orderingKey\":\"key-" + n % keys + "\",\"payload\":{\"i\":" + n / keys + "}}");
-            assertEquals(202, r.status(), r.toString());
+            client.publish(app, event("key-" + n % keys, n / keys));
         }
         try (Topic read = new Topic(topic)) {
             List<ConsumerRecord<String, String>> got = read.until(records -> records.size() >= keys * perKey);

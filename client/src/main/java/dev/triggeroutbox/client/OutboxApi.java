@@ -172,6 +172,11 @@ public interface OutboxApi {
     @Path("admin/rows/{id}")
     JsonObject adminRow(@PathParam("id") UUID id);
 
+    /** Browse every row (GET /admin/rows; 200; outbox-admin). */
+    @GET
+    @Path("admin/rows")
+    JsonObject rows(@QueryParam("status") String status, @QueryParam("appId") String appId, @QueryParam("triggerId") String triggerId, @QueryParam("sourceKind") String sourceKind, @QueryParam("orderingKey") String orderingKey, @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
+
     /** Totals (GET /admin/stats; 200; outbox-admin). */
     @GET
     @Path("admin/stats")

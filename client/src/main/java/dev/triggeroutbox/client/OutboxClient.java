@@ -80,14 +80,21 @@ public final class OutboxClient implements AutoCloseable {
 
     /**
      * One row to enqueue for one trigger of an app (or for no trigger, where the source kind allows it); an
-     * {@code orderingKey} puts it in that trigger's (or the app's) ordered lane.
+     * {@code orderingKey} puts it in that trigger's (or the app's) ordered lane. A row written as part of a cascade
+     * names its {@code rootExecutionId} and {@code triggerDepth} (null: a cascade of its own, depth 0).
      */
-    public record NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt, String orderingKey) {
+    public record NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt, String orderingKey,
+            UUID rootExecutionId, Integer triggerDepth) {
 
         public NewRow {
             Objects.requireNonNull(appId, "appId");
             Objects.requireNonNull(sourceKind, "sourceKind");
             Objects.requireNonNull(payload, "payload");
+        }
+
+        /** A row of a cascade of its own. */
+        public NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt, String orderingKey) {
+            this(appId, sourceKind, triggerId, payload, deliverAt, orderingKey, null, null);
         }
 
         /** A row without an ordering key. */
@@ -101,7 +108,12 @@ public final class OutboxClient implements AutoCloseable {
 
         /** The same row in the ordered lane {@code key}. */
         public NewRow orderingKey(String key) {
-            return new NewRow(appId, sourceKind, triggerId, payload, deliverAt, key);
+            return new NewRow(appId, sourceKind, triggerId, payload, deliverAt, key, rootExecutionId, triggerDepth);
+        }
+
+        /** The same row in the cascade {@code root}, {@code depth} steps from its start. */
+        public NewRow cascade(UUID root, int depth) {
+            return new NewRow(appId, sourceKind, triggerId, payload, deliverAt, orderingKey, root, depth);
         }
 
         JsonObjectBuilder json() {
@@ -110,6 +122,10 @@ public final class OutboxClient implements AutoCloseable {
             addIf(b, "triggerId", triggerId);
             addIf(b, "deliverAt", deliverAt);
             addIf(b, "orderingKey", orderingKey);
+            addIf(b, "rootExecutionId", rootExecutionId);
+            if (triggerDepth != null) {
+                b.add("triggerDepth", triggerDepth);
+            }
             return b;
         }
     }
@@ -132,10 +148,15 @@ public final class OutboxClient implements AutoCloseable {
     }
 
     /**
-     * An invoke's answer: {@code 200} with the target's answer ({@code body}), or {@code 202} when the wait
-     * ended first, with the row and where to ask later ({@link OutboxClient#reply(URI)}).
+     * An invoke's answer: {@code 200} with the target's answer ({@code body}, of the media type {@code contentType}), or
+     * {@code 202} when the wait ended first, with the row and where to ask later ({@link OutboxClient#reply(URI)}).
      */
-    public record Invoked(int status, String body, UUID rowId, URI later) {
+    public record Invoked(int status, String body, UUID rowId, URI later, String contentType) {
+
+        /** An answer whose media type is not known. */
+        public Invoked(int status, String body, UUID rowId, URI later) {
+            this(status, body, rowId, later, null);
+        }
 
         public boolean answered() {
             return status == 200;
@@ -149,8 +170,16 @@ public final class OutboxClient implements AutoCloseable {
     /**
      * What a trigger delivers to, how often it tries, and what its ordered lanes do when a head dead-letters:
      * {@code onDeadLetter} {@code continue} (the default when null) or {@code block} (until an operator skips or retries).
+     * {@code enabled} false keeps its rows held (null: enabled); a {@code cron} trigger fires by its {@code schedule}
+     * in its {@code timezone} (null: UTC), and {@code misfire} ({@code fire_once} or {@code skip}) says what a late fire does.
      */
-    public record TriggerDefinition(String sourceKind, JsonObject target, Integer maxAttempts, String onDeadLetter) {
+    public record TriggerDefinition(String sourceKind, JsonObject target, Integer maxAttempts, String onDeadLetter, Boolean enabled,
+            String schedule, String timezone, String misfire) {
+
+        /** A definition that leaves being enabled and a schedule to the server's defaults. */
+        public TriggerDefinition(String sourceKind, JsonObject target, Integer maxAttempts, String onDeadLetter) {
+            this(sourceKind, target, maxAttempts, onDeadLetter, null, null, null, null);
+        }
 
         /** A definition that leaves {@code onDeadLetter} to the server's default. */
         public TriggerDefinition(String sourceKind, JsonObject target, Integer maxAttempts) {
@@ -179,12 +208,29 @@ public final class OutboxClient implements AutoCloseable {
         }
 
         public TriggerDefinition maxAttempts(int attempts) {
-            return new TriggerDefinition(sourceKind, target, attempts, onDeadLetter);
+            return new TriggerDefinition(sourceKind, target, attempts, onDeadLetter, enabled, schedule, timezone, misfire);
         }
 
         /** {@code continue} or {@code block}. */
         public TriggerDefinition onDeadLetter(String policy) {
-            return new TriggerDefinition(sourceKind, target, maxAttempts, policy);
+            return new TriggerDefinition(sourceKind, target, maxAttempts, policy, enabled, schedule, timezone, misfire);
+        }
+
+        public TriggerDefinition enabled(boolean on) {
+            return new TriggerDefinition(sourceKind, target, maxAttempts, onDeadLetter, on, schedule, timezone, misfire);
+        }
+
+        /**
+         * A cron trigger's schedule (five fields, six with seconds first, or a macro such as {@code @daily}) in the time
+         * zone {@code zone} (null: UTC).
+         */
+        public TriggerDefinition schedule(String cron, String zone) {
+            return new TriggerDefinition(sourceKind, target, maxAttempts, onDeadLetter, enabled, cron, zone, misfire);
+        }
+
+        /** {@code fire_once} or {@code skip}. */
+        public TriggerDefinition misfire(String policy) {
+            return new TriggerDefinition(sourceKind, target, maxAttempts, onDeadLetter, enabled, schedule, timezone, policy);
         }
 
         JsonObject json() {
@@ -192,7 +238,13 @@ public final class OutboxClient implements AutoCloseable {
             if (maxAttempts != null) {
                 b.add("maxAttempts", maxAttempts);
             }
+            if (enabled != null) {
+                b.add("enabled", enabled);
+            }
             addIf(b, "onDeadLetter", onDeadLetter);
+            addIf(b, "schedule", schedule);
+            addIf(b, "timezone", timezone);
+            addIf(b, "misfire", misfire);
             return b.build();
         }
     }
@@ -342,13 +394,23 @@ public final class OutboxClient implements AutoCloseable {
         return trigger(object(send(request("apps/" + app + "/triggers/" + id).buildGet()), 200));
     }
 
+    /** {@code PUT /apps/{app}/triggers/{id}}: the trigger as {@code definition} says, under its id; a webhook keeps its secret. */
+    public Trigger replaceTrigger(UUID app, UUID id, TriggerDefinition definition) {
+        return trigger(object(send(request("apps/" + app + "/triggers/" + id).buildPut(Entity.json(definition.json().toString()))), 200));
+    }
+
     public void deleteTrigger(UUID app, UUID id) {
         expect(send(request("apps/" + app + "/triggers/" + id).buildDelete()), 204);
     }
 
     /** {@code POST …/secret}: the new secret (shown this once); the replaced one signs beside it until its overlap ends. */
     public Trigger rotateSecret(UUID app, UUID id) {
-        return trigger(object(send(request("apps/" + app + "/triggers/" + id + "/secret").buildPost(null)), 200));
+        return rotateSecret(app, id, Call.plain());
+    }
+
+    /** As {@link #rotateSecret(UUID, UUID)}; a repeat with the call's key answers the trigger without a secret and rotates nothing. */
+    public Trigger rotateSecret(UUID app, UUID id, Call call) {
+        return trigger(object(send(call.on(request("apps/" + app + "/triggers/" + id + "/secret")).buildPost(null)), 200));
     }
 
     /** {@code POST …/hold}: from the commit on no node claims the trigger's rows (status {@code held}) until {@link #releaseTrigger}. */
@@ -497,12 +559,13 @@ public final class OutboxClient implements AutoCloseable {
 
     private static Invoked invoked(Response r) {
         try (r) {
+            String type = r.getHeaderString("Content-Type");
             if (r.getStatus() == 200) {
-                return new Invoked(200, r.readEntity(String.class), null, null);
+                return new Invoked(200, r.readEntity(String.class), null, null, type);
             }
             if (r.getStatus() == 202) {
                 String row = r.getHeaderString("Outbox-Row-Id");
-                return new Invoked(202, r.readEntity(String.class), row == null ? null : UUID.fromString(row), r.getLocation());
+                return new Invoked(202, r.readEntity(String.class), row == null ? null : UUID.fromString(row), r.getLocation(), type);
             }
             throw problem(r);
         }

@@ -20,6 +20,7 @@ public class ProblemException extends RuntimeException {
     private final int status;
     private final String type;
     private final String title;
+    private final String detail;
     private final transient List<FieldError> errors;
     private final Long retryAfterSeconds;
 
@@ -28,6 +29,7 @@ public class ProblemException extends RuntimeException {
         this.status = status;
         this.type = type;
         this.title = title;
+        this.detail = detail;
         this.errors = List.copyOf(errors);
         this.retryAfterSeconds = retryAfterSeconds;
     }
@@ -42,6 +44,11 @@ public class ProblemException extends RuntimeException {
 
     public String title() {
         return title;
+    }
+
+    /** What went wrong with this request, in words (may be null). */
+    public String detail() {
+        return detail;
     }
 
     public List<FieldError> errors() {
