@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.LongAdder;
 public class DispatchCounters {
 
     private final LongAdder claimed = new LongAdder();
+    private final LongAdder claims = new LongAdder();
+    private final LongAdder finishingWindows = new LongAdder();
     private final LongAdder delivered = new LongAdder();
     private final LongAdder retried = new LongAdder();
     private final LongAdder deadLettered = new LongAdder();
@@ -29,6 +31,7 @@ public class DispatchCounters {
     private volatile boolean ticked;
 
     void record(Claims.Finished finished) {
+        finishingWindows.increment();
         delivered.add(finished.delivered());
         retried.add(finished.retried());
         deadLettered.add(finished.dead());
@@ -113,6 +116,20 @@ public class DispatchCounters {
 
     void claimed(int rows) {
         claimed.add(rows);
+        claims.increment();
+    }
+
+    /**
+     * Claim statements this node has run (with or without rows): rows claimed per claim is what a claim's fixed cost
+     * is spread over.
+     */
+    public long claims() {
+        return claims.sum();
+    }
+
+    /** Finishing transactions this node has committed (one per window of ended deliveries). */
+    public long finishingWindows() {
+        return finishingWindows.sum();
     }
 
     public long delivered() {

@@ -47,6 +47,11 @@ public class MetricsResource {
                 counters.cancelled());
         counter(out, "outbox_fenced_completions_total", "Late results this node discarded because its claim had expired.",
                 counters.fenced());
+        counter(out, "outbox_claimed_rows_total", "Rows this node claimed.", counters.claimed());
+        counter(out, "outbox_claims_total", "Claim statements this node ran; claimed rows per claim shows how well claims are filled.",
+                counters.claims());
+        counter(out, "outbox_finishing_windows_total", "Finishing transactions this node committed, each for the deliveries that ended in one window.",
+                counters.finishingWindows());
         histogram(out, counters.deliveryTimes());
         backlog(out);
         long age = counters.millisSinceLastTick();
