@@ -66,6 +66,16 @@ final class Api {
         send(request("/apps/" + app + "/triggers/" + trigger, Duration.ofSeconds(30)).DELETE().build(), 204);
     }
 
+    /** A counter of the server's Prometheus text ({@code /metrics}) without labels. */
+    long metric(String name) throws IOException, InterruptedException {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + " ([0-9]+)$")
+                .matcher(send(request("/metrics", Duration.ofSeconds(10)).setHeader("Accept", "text/plain").GET().build(), 200));
+        if (!m.find()) {
+            throw new IllegalStateException("no counter " + name + " in /metrics");
+        }
+        return Long.parseLong(m.group(1));
+    }
+
     long handled() throws IOException, InterruptedException {
         return (long) number(send(request("/bench/handled", Duration.ofSeconds(10)).GET().build(), 200), "handled");
     }

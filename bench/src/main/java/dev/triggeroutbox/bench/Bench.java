@@ -42,7 +42,7 @@ record Bench(Settings settings, Database db, Server server, Api api, OutboxTable
                 double s = (now - start) / 1e9;
                 Progress.say("    %s: %,d of %,d (%,.0f/s)", what, v, target, (v - first) / s);
             }
-            Thread.sleep(50);
+            Thread.sleep(100);
         }
     }
 

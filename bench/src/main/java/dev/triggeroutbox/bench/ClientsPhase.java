@@ -39,6 +39,7 @@ final class ClientsPhase {
                 try (HttpStacks.Stack client = switch (stack) {
                     case "jdk" -> HttpStacks.jdk(4);
                     case "jetty" -> HttpStacks.jetty(c);
+                    case "netty" -> HttpStacks.netty(c);
                     default -> HttpStacks.apache(c);
                 }) {
                     Results.ClientRun run = measure(client, uri, posts, c, s.clientWarmupSeconds(), s.clientSeconds());

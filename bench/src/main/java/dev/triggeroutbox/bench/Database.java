@@ -44,11 +44,16 @@ final class Database implements AutoCloseable {
         EmbeddedPostgres pg;
         try {
             // the same settings as the demo's and the integration tests' PostgreSQL (support/LocalPostgres)
-            pg = EmbeddedPostgres.builder()
+            EmbeddedPostgres.Builder b = EmbeddedPostgres.builder()
                     .setPort(port)
                     .setDataDirectory(dir)
                     .setCleanDataDirectory(true)
-                    .setServerConfig("max_connections", "200")
+                    .setServerConfig("max_connections", "200");
+            if (Statements.WANTED) { // -Dbench.pg-statements=true: what each statement cost the database (Statements)
+                b.setServerConfig("shared_preload_libraries", "pg_stat_statements")
+                        .setServerConfig("pg_stat_statements.track_planning", "on");
+            }
+            pg = b
                     .setPGStartupWait(java.time.Duration.ofSeconds(60)) // 10 s by default: too short on a busy machine
                     .start();
         } catch (IOException | RuntimeException e) {
@@ -59,6 +64,13 @@ final class Database implements AutoCloseable {
         try (Connection con = pg.getPostgresDatabase().getConnection(); Statement st = con.createStatement()) {
             st.execute("CREATE ROLE outbox LOGIN PASSWORD 'outbox'");
             st.execute("CREATE DATABASE outbox OWNER outbox");
+        }
+        if (Statements.WANTED) {
+            try (Connection con = pg.getDatabase("postgres", "outbox").getConnection(); Statement st = con.createStatement()) {
+                st.execute("CREATE EXTENSION pg_stat_statements");
+                st.execute("GRANT pg_read_all_stats TO outbox");
+                st.execute("GRANT EXECUTE ON FUNCTION pg_stat_statements_reset TO outbox");
+            }
         }
         return new Database("jdbc:postgresql://127.0.0.1:" + port + "/outbox", "outbox", "outbox", pg, dir);
     }

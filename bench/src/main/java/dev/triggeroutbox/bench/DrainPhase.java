@@ -63,7 +63,7 @@ final class DrainPhase {
         t.insertKeyed(rows, keys);
         t.vacuumAnalyze("outbox");
         OffsetDateTime start = t.paused(false);
-        Bench.await("(a') delivered", rows, () -> rows - t.count("outbox"), 30);
+        Bench.await("(a') delivered", rows, t::finished, 30);
         OffsetDateTime end = t.lastFinished();
         long delivered = t.delivered();
         bench.pause();
@@ -79,20 +79,24 @@ final class DrainPhase {
      * next tick, so up to one poll interval is part of the figure, as it is for an operator.
      */
     static Results.Throughput dispatcher(Bench bench, OutboxTables t, int rows, int pad, String label) throws Exception {
-        return dispatcher(bench, t, rows, pad, label, new long[1]);
+        return dispatcher(bench, t, rows, pad, label, new CpuMeter.Sample[2]);
     }
 
-    /** As above; {@code cpuNanos[0]} receives the server's CPU time from the resume until the last row was gone. */
-    static Results.Throughput dispatcher(Bench bench, OutboxTables t, int rows, int pad, String label, long[] cpuNanos)
+    /**
+     * As above; {@code cpu} receives the machine's CPU times ({@link CpuMeter}) at the resume and when the last row
+     * was gone.
+     */
+    static Results.Throughput dispatcher(Bench bench, OutboxTables t, int rows, int pad, String label, CpuMeter.Sample[] cpu)
             throws Exception {
         bench.pause();
         t.truncate("outbox", "delivery_history");
         t.insertDue(rows, pad);
         t.vacuumAnalyze("outbox");
-        long cpu = bench.server().cpuNanos();
+        CpuMeter meter = new CpuMeter(bench.server());
+        cpu[0] = meter.sample();
         OffsetDateTime start = t.paused(false);
-        Bench.await("(a) delivered", rows, () -> rows - t.count("outbox"), 30);
-        cpuNanos[0] = bench.server().cpuNanos() - cpu;
+        Bench.await("(a) delivered", rows, t::finished, 30);
+        cpu[1] = meter.sample();
         OffsetDateTime end = t.lastFinished();
         long delivered = t.delivered();
         long dead = t.count("dead_letters");

@@ -147,4 +147,96 @@ final class HttpStacks {
             }
         };
     }
+
+    /**
+     * Netty 4.2's HTTP codec on one NIO event loop, with the smallest pool that works: an idle channel is reused, a new
+     * one opened while fewer than {@code connections} are open, otherwise the request waits for the next channel that
+     * becomes free. What a webhook sender built on Netty would pay per request.
+     */
+    static Stack netty(int connections) {
+        io.netty.channel.EventLoopGroup group = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
+                io.netty.channel.nio.NioIoHandler.newFactory());
+        java.util.concurrent.ConcurrentLinkedQueue<io.netty.channel.Channel> idle = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.ConcurrentLinkedQueue<Runnable> waiting = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+        io.netty.util.AttributeKey<CompletableFuture<Integer>> pending = io.netty.util.AttributeKey.valueOf("pending");
+        io.netty.bootstrap.Bootstrap bootstrap = new io.netty.bootstrap.Bootstrap().group(group)
+                .channel(io.netty.channel.socket.nio.NioSocketChannel.class)
+                .option(io.netty.channel.ChannelOption.TCP_NODELAY, true)
+                .handler(new io.netty.channel.ChannelInitializer<io.netty.channel.socket.SocketChannel>() {
+                    @Override
+                    protected void initChannel(io.netty.channel.socket.SocketChannel ch) {
+                        ch.pipeline().addLast(new io.netty.handler.codec.http.HttpClientCodec(),
+                                new io.netty.channel.SimpleChannelInboundHandler<io.netty.handler.codec.http.HttpObject>() {
+                                    private int status;
+
+                                    @Override
+                                    protected void channelRead0(io.netty.channel.ChannelHandlerContext ctx,
+                                            io.netty.handler.codec.http.HttpObject msg) {
+                                        if (msg instanceof io.netty.handler.codec.http.HttpResponse r) {
+                                            status = r.status().code();
+                                        }
+                                        if (msg instanceof io.netty.handler.codec.http.LastHttpContent) {
+                                            CompletableFuture<Integer> f = ctx.channel().attr(pending).getAndSet(null);
+                                            Runnable next = waiting.poll();
+                                            if (next != null) {
+                                                idle.add(ctx.channel());
+                                                next.run();
+                                            } else {
+                                                idle.add(ctx.channel());
+                                            }
+                                            f.complete(status);
+                                        }
+                                    }
+                                });
+                    }
+                });
+        return new Stack() {
+            public String name() {
+                return "Netty " + io.netty.util.Version.identify().values().iterator().next().artifactVersion()
+                        + " HTTP codec (1 NIO event loop)";
+            }
+
+            public CompletableFuture<Integer> post(URI uri, SignedPosts.Post post) {
+                CompletableFuture<Integer> f = new CompletableFuture<>();
+                send(uri, post, f);
+                return f;
+            }
+
+            private void send(URI uri, SignedPosts.Post post, CompletableFuture<Integer> f) {
+                io.netty.channel.Channel ch = idle.poll();
+                if (ch != null) {
+                    write(ch, uri, post, f);
+                } else if (open.incrementAndGet() <= connections) {
+                    bootstrap.connect(uri.getHost(), uri.getPort()).addListener(
+                            (io.netty.channel.ChannelFutureListener) cf -> {
+                                if (cf.isSuccess()) {
+                                    write(cf.channel(), uri, post, f);
+                                } else {
+                                    f.completeExceptionally(cf.cause());
+                                }
+                            });
+                } else {
+                    open.decrementAndGet();
+                    waiting.add(() -> send(uri, post, f));
+                }
+            }
+
+            private void write(io.netty.channel.Channel ch, URI uri, SignedPosts.Post post, CompletableFuture<Integer> f) {
+                io.netty.handler.codec.http.DefaultFullHttpRequest req = new io.netty.handler.codec.http.DefaultFullHttpRequest(
+                        io.netty.handler.codec.http.HttpVersion.HTTP_1_1, io.netty.handler.codec.http.HttpMethod.POST,
+                        uri.getRawPath(), io.netty.buffer.Unpooled.wrappedBuffer(post.body()));
+                io.netty.handler.codec.http.HttpHeaders h = req.headers();
+                h.set("Host", uri.getHost() + ":" + uri.getPort());
+                post.headers().forEach(h::set);
+                h.set("Content-Length", post.body().length);
+                ch.attr(pending).set(f);
+                ch.writeAndFlush(req);
+            }
+
+            public void close() throws Exception {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            }
+        };
+    }
 }

@@ -52,11 +52,14 @@ final class KafkaPhase {
             OutboxTables rows = new OutboxTables(bench.db(), APP, trigger);
             String label = "Trigger Outbox Kafka drain (WildFly → Kafka)";
             DrainPhase.dispatcher(bench, rows, s.warmupRows(), SignedPosts.PAD, label);
-            long[] cpu = new long[1];
+            CpuMeter.Sample[] cpu = new CpuMeter.Sample[2];
+            long serverNanos = 0;
             Results.Throughput drain = null;
             for (int round = 1; round <= s.kafkaRounds(); round++) {
                 drain = DrainPhase.dispatcher(bench, rows, s.kafkaRows(), SignedPosts.PAD, label, cpu);
-                Progress.say("  round %d: %,.0f rows/s (server CPU %.1f µs/row)", round, drain.perSecond(), cpu[0] / 1e3 / drain.count());
+                serverNanos = cpu[1].nanos().get("server") - cpu[0].nanos().get("server");
+                Progress.say("  round %d: %,.0f rows/s (%s)", round, drain.perSecond(),
+                        CpuMeter.describe(cpu[1].microsPerRow(cpu[0], drain.count())));
             }
             bench.api().deleteTrigger(APP, trigger);
             long records = records(broker, TOPIC);
@@ -64,7 +67,7 @@ final class KafkaPhase {
             if (records < sent) {
                 throw new IllegalStateException("the topic has " + records + " records for " + sent + " rows delivered");
             }
-            double micros = cpu[0] / 1e3 / drain.count();
+            double micros = serverNanos / 1e3 / drain.count();
             long finishes = rows.finishingTransactions();
             Progress.say("  Kafka drain: %,d rows in %.2f s = %,.0f rows/s (server CPU %.1f µs/row, %,d finishing transactions of "
                     + "%.1f rows); %,d records on the topic for %,d rows", drain.count(), drain.seconds(), drain.perSecond(), micros,

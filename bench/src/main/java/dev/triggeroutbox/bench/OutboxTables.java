@@ -111,6 +111,20 @@ final class OutboxTables {
         }
     }
 
+    /**
+     * Rows finished since the history was last emptied (delivered or not): what a drain has done so far. Polled
+     * while a drain runs, so it costs the database little: one kept connection (no backend started per poll), and
+     * the history, which holds only the drain's rows, not the outbox, whose dead row versions a count walks.
+     */
+    synchronized long finished() throws SQLException {
+        if (poll == null || poll.isClosed()) {
+            poll = db.connect();
+        }
+        return Jdbc.queryLong(poll, "SELECT count(*) FROM delivery_history");
+    }
+
+    private Connection poll;
+
     long delivered() throws SQLException {
         try (Connection con = db.connect()) {
             return Jdbc.queryLong(con, "SELECT count(*) FROM delivery_history WHERE outcome = 'delivered'");

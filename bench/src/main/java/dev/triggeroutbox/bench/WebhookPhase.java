@@ -1,5 +1,6 @@
 package dev.triggeroutbox.bench;
 
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -22,8 +23,11 @@ final class WebhookPhase {
     private WebhookPhase() {
     }
 
-    /** A drain's figure and the server CPU time it took. */
-    private record Measured(Results.Throughput throughput, long cpuNanos) {
+    /**
+     * A drain's figure, the server CPU time it took, and how it was spent: CPU per row of each process, rows per
+     * claim statement and per finishing transaction.
+     */
+    private record Measured(Results.Throughput throughput, long cpuNanos, String parts) {
     }
 
     static Results.Webhook run(Bench bench) throws Exception {
@@ -46,6 +50,7 @@ final class WebhookPhase {
                 Progress.say("  round %d: webhook %,.0f rows/s (server CPU %.1f µs/row), no-op %,.0f rows/s (%.1f µs/row): %.2f",
                         round, webhook.throughput().perSecond(), micros(webhook), noop.throughput().perSecond(), micros(noop),
                         webhook.throughput().perSecond() / noop.throughput().perSecond());
+                Progress.say("    webhook: %s%n    no-op:   %s", webhook.parts(), noop.parts());
             }
             long connections = nginx.active();
             bench.api().deleteTrigger(APP, trigger);
@@ -64,9 +69,21 @@ final class WebhookPhase {
     }
 
     private static Measured measured(Bench bench, OutboxTables tables, int rows, int pad, String label) throws Exception {
-        long[] cpu = new long[1];
+        CpuMeter.Sample[] cpu = new CpuMeter.Sample[2];
+        long claims = bench.api().metric("outbox_claims_total");
+        long windows = bench.api().metric("outbox_finishing_windows_total");
+        Statements.reset(bench.db());
         Results.Throughput t = DrainPhase.dispatcher(bench, tables, rows, pad, label, cpu);
-        return new Measured(t, cpu[0]);
+        List<String> statements = Statements.top(bench.db(), rows, 6);
+        claims = bench.api().metric("outbox_claims_total") - claims;
+        windows = bench.api().metric("outbox_finishing_windows_total") - windows;
+        String parts = String.format(java.util.Locale.ROOT, "%s; %.0f rows per claim (%,d claims), %.0f per finishing window",
+                CpuMeter.describe(cpu[1].microsPerRow(cpu[0], rows)), (double) rows / Math.max(1, claims), claims,
+                (double) rows / Math.max(1, windows));
+        for (String line : statements) {
+            parts += "\n      " + line;
+        }
+        return new Measured(t, cpu[1].nanos().get("server") - cpu[0].nanos().get("server"), parts);
     }
 
     private static double micros(Measured m) {

@@ -1,0 +1,93 @@
+package dev.triggeroutbox.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Where the machine's CPU went during a measured stretch: the server JVM, PostgreSQL's processes, nginx, and the
+ * whole machine (every process and the kernel), read from Linux's {@code /proc}. A drain's rows/s tells how fast;
+ * this tells which process paid for each row, so two drains can be compared part by part.
+ */
+final class CpuMeter {
+
+    /** CPU time in nanoseconds per part at one instant. */
+    record Sample(Map<String, Long> nanos) {
+        /** Per part, microseconds of CPU per row between {@code before} and this sample. */
+        Map<String, Double> microsPerRow(Sample before, long rows) {
+            Map<String, Double> per = new LinkedHashMap<>();
+            nanos.forEach((part, n) -> per.put(part, (n - before.nanos.getOrDefault(part, 0L)) / 1e3 / rows));
+            return per;
+        }
+    }
+
+    private static final long TICK_NANOS = 10_000_000L; // USER_HZ = 100 on Linux
+    private final Server server;
+
+    CpuMeter(Server server) {
+        this.server = server;
+    }
+
+    Sample sample() {
+        Map<String, Long> n = new LinkedHashMap<>();
+        n.put("server", server.cpuNanos());
+        n.put("postgres", byName("postgres"));
+        n.put("nginx", byName("nginx"));
+        n.put("machine", machineBusy());
+        return new Sample(n);
+    }
+
+    /** Formats "server 31.2 · postgres 40.1 · nginx 4.2 · machine 90.0 µs/row". */
+    static String describe(Map<String, Double> perRow) {
+        StringBuilder b = new StringBuilder();
+        perRow.forEach((part, micros) -> b.append(b.length() == 0 ? "" : " · ").append(part).append(' ')
+                .append(String.format(java.util.Locale.ROOT, "%.1f", micros)));
+        return b.append(" µs/row").toString();
+    }
+
+    /** User and system time of every process whose command name is {@code name}. */
+    private static long byName(String name) {
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .mapToLong(p -> ticksIf(p.resolve("stat"), name)).sum() * TICK_NANOS;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private static long ticksIf(Path stat, String name) {
+        try {
+            String s = Files.readString(stat);
+            int open = s.indexOf('(');
+            int close = s.lastIndexOf(')');
+            if (open < 0 || close < 0 || !s.substring(open + 1, close).equals(name)) {
+                return 0;
+            }
+            String[] f = s.substring(close + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15 of the line)
+        } catch (IOException | RuntimeException e) {
+            return 0; // the process ended meanwhile
+        }
+    }
+
+    /** Every CPU's time not idle or waiting, since boot. */
+    private static long machineBusy() {
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc/stat"));
+            String[] f = lines.get(0).trim().split("\\s+");
+            long busy = 0;
+            for (int i = 1; i < f.length && i <= 8; i++) {
+                if (i != 4 && i != 5) { // idle, iowait
+                    busy += Long.parseLong(f[i]);
+                }
+            }
+            return busy * TICK_NANOS;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+}
