@@ -4,10 +4,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import org.eclipse.jetty.util.Promise;
-import org.eclipse.jetty.util.SocketAddressResolver;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * How the webhook client finds the addresses of a new connection: through {@link HostResolver} (a lookup
@@ -15,7 +13,7 @@ import org.eclipse.jetty.util.SocketAddressResolver;
  * to addresses the policy judged just now. A name cannot pass the check with one answer and connect with
  * another (DNS rebinding): there is no second lookup.
  */
-final class CheckedAddresses implements SocketAddressResolver {
+final class CheckedAddresses {
 
     /** A connection refused by the address policy; its message is the policy's sentence. */
     static final class Refused extends Exception {
@@ -32,37 +30,33 @@ final class CheckedAddresses implements SocketAddressResolver {
         this.dns = dns;
     }
 
-    @Override
-    public void resolve(String host, int port, Map<String, Object> context, Promise<List<InetSocketAddress>> promise) {
+    /**
+     * The addresses a new connection to {@code host} may use, each judged by the policy; fails with {@link Refused}
+     * when the policy refuses the name or what it resolves to, with the lookup's exception when it does not resolve.
+     */
+    CompletableFuture<List<InetSocketAddress>> resolve(String host, int port) {
         String normalized = WebhookAllowList.normalizeHost(host);
         WebhookAddressPolicy.Verdict verdict = policy.checkHost(null, normalized);
         if (!verdict.allowed()) {
-            promise.failed(new Refused(verdict.refusal()));
-            return;
+            return CompletableFuture.failedFuture(new Refused(verdict.refusal()));
         }
         Optional<? extends InetAddress> literal = normalized.indexOf(':') >= 0 ? AddressRange.literal(normalized)
                 : Ipv4Forms.dottedQuad(normalized);
         if (literal.isPresent()) { // an address, judged above: nothing to look up
-            promise.succeeded(List.of(new InetSocketAddress(literal.get(), port)));
-            return;
+            return CompletableFuture.completedFuture(List.of(new InetSocketAddress(literal.get(), port)));
         }
-        dns.resolve(normalized).whenComplete((found, e) -> {
-            if (e != null) {
-                promise.failed(e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e);
-                return;
-            }
+        return dns.resolve(normalized).thenApply(found -> {
             if (verdict.lookup() != null) {
                 WebhookAddressPolicy.Verdict judged = policy.judgeLookup(verdict, found);
                 if (!judged.allowed()) {
-                    promise.failed(new Refused(judged.refusal()));
-                    return;
+                    throw new java.util.concurrent.CompletionException(new Refused(judged.refusal()));
                 }
             }
             List<InetSocketAddress> addresses = new ArrayList<>(found.length);
             for (InetAddress a : found) {
                 addresses.add(new InetSocketAddress(a, port));
             }
-            promise.succeeded(addresses);
+            return addresses;
         });
     }
 }

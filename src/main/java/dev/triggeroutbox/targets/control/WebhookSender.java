@@ -12,20 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.client.BytesRequestContent;
-import org.eclipse.jetty.client.HttpClient;
-import org.eclipse.jetty.client.Request;
-import org.eclipse.jetty.http.HttpCookieStore;
-import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.http.HttpFields;
-import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.http.HttpMethod;
-import org.eclipse.jetty.util.component.LifeCycle;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
-import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
+import java.util.function.BiConsumer;
 
 /**
  * POSTs one row to its webhook, signed the Standard Webhooks way, without blocking a thread while the
@@ -38,9 +25,6 @@ final class WebhookSender {
     /** The most of a response body kept as the reply. */
     static final int REPLY_BYTES = 64 * 1024;
 
-    /** The client's own threads: its selector and the ones that read answers and complete deliveries. */
-    static final int CLIENT_THREADS = 16;
-
     /** How long an unused connection stays open (and keeps the address it was checked for). */
     static final long IDLE_MILLIS = 30_000;
 
@@ -51,7 +35,7 @@ final class WebhookSender {
     private record Destination(WebhookAddressPolicy.Verdict verdict, String origin) {
     }
 
-    private final HttpClient client;
+    private final WebhookClient client;
     private final WebhookAddressPolicy policy;
     private final Duration timeout;
     private final Duration connectTimeout;
@@ -61,7 +45,7 @@ final class WebhookSender {
     private final BoundedMemo<String, Destination> destinations;
     private final BoundedMemo<String, WebhookSignature> signatures = new BoundedMemo<>(REMEMBERED, WebhookSignature::of);
 
-    WebhookSender(HttpClient client, WebhookAddressPolicy policy, Duration timeout, Duration connectTimeout,
+    WebhookSender(WebhookClient client, WebhookAddressPolicy policy, Duration timeout, Duration connectTimeout,
             Clock clock, WebhookCircuits circuits, OriginGate gate) {
         this.client = client;
         this.gate = gate;
@@ -78,51 +62,11 @@ final class WebhookSender {
     }
 
     /**
-     * The one client all deliveries share, started: HTTP/1.1 (what webhook receivers expect), redirects
-     * never followed, no compressed answers asked for, up to {@code connectionsPerOrigin} connections to
-     * each origin (each origin queues its own requests, so one never waits behind another), new connections
-     * only to addresses {@code addresses} allowed, every thread made by {@code threads}.
-     */
-    static HttpClient client(Duration connectTimeout, int connectionsPerOrigin, CheckedAddresses addresses,
-            ThreadFactory threads) throws Exception {
-        HttpClient c = new HttpClient();
-        QueuedThreadPool pool = new QueuedThreadPool(CLIENT_THREADS, 2, 60_000, -1, null, null, threads);
-        pool.setName("outbox-webhook");
-        c.setExecutor(pool);
-        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, threads);
-        timers.setRemoveOnCancelPolicy(true); // most timeouts are cancelled by the answer
-        c.setScheduler(new ScheduledExecutorScheduler(timers));
-        c.addEventListener(new LifeCycle.Listener() {
-            @Override
-            public void lifeCycleStopped(LifeCycle stopped) {
-                timers.shutdownNow();
-            }
-        });
-        c.setFollowRedirects(false);
-        c.setConnectTimeout(connectTimeout.toMillis());
-        c.setIdleTimeout(IDLE_MILLIS);
-        c.setMaxConnectionsPerDestination(connectionsPerOrigin);
-        c.setMaxRequestsQueuedPerDestination(Math.max(1024, connectionsPerOrigin));
-        c.setSocketAddressResolver(addresses);
-        c.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "trigger-outbox"));
-        c.getContentDecoderFactories().clear();
-        // a receiver's cookies never travel with later deliveries (and matching them cost an URI per request)
-        c.setHttpCookieStore(new HttpCookieStore.Empty());
-        c.start();
-        return c;
-    }
-
-    /**
      * From now on, every {@code millis}, gives back the deliveries waiting past their deadline at an origin whose
      * exchanges all hang (elsewhere an ending exchange does it); stops with the client.
      */
     void sweepEvery(long millis) {
-        client.getScheduler().schedule(() -> {
-            gate.expireOverdue();
-            if (client.isRunning()) {
-                sweepEvery(millis);
-            }
-        }, millis, TimeUnit.MILLISECONDS);
+        client.every(millis, gate::expireOverdue);
     }
 
     /** The room each webhook trigger with deliveries on this node has left at its origin ({@link OriginGate#rooms()}). */
@@ -210,16 +154,14 @@ final class WebhookSender {
         URI uri = destination.verdict().uri();
         byte[] body = row.payload().getBytes(StandardCharsets.UTF_8);
         long timestamp = clock.instant().getEpochSecond();
-        Request request = client.newRequest(uri).method(HttpMethod.POST).timeout(answerWithin.toMillis(), TimeUnit.MILLISECONDS)
-                .headers(h -> headers(h, row, signature, previous, timestamp, body))
-                .body(new BytesRequestContent("application/json", body));
-        BoundedReply reply = new BoundedReply(REPLY_BYTES);
-        reply.answer().whenComplete((answer, e) -> {
+        WebhookClient.Request request = new WebhookClient.Request(uri, body);
+        headers(request::header, row, signature, previous, timestamp, body);
+        CompletableFuture<WebhookClient.Answer> answer = client.post(request, answerWithin);
+        answer.whenComplete((a, e) -> {
             String failure = e == null ? null : WebhookFailures.describe(e, uri.getHost(), answerWithin, connectTimeout);
             circuits.record(origin, admission, e == null || !WebhookFailures.unreachable(e), failure);
             if (e == null) {
-                result.complete(WebhookReplies.result(answer.status(), answer.body(), answer.location(),
-                        answer.retryAfter(), clock.instant()));
+                result.complete(WebhookReplies.result(a.status(), a.body(), a.location(), a.retryAfter(), clock.instant()));
             } else {
                 result.complete(WebhookFailures.refusal(e) != null ? DeliveryResult.rejected(WebhookFailures.refusal(e))
                         : DeliveryResult.failed(failure));
@@ -227,10 +169,9 @@ final class WebhookSender {
         });
         result.whenComplete((r, e) -> {
             if (e != null) {
-                request.abort(e); // given up on: the dispatcher's timeout
+                answer.completeExceptionally(e); // given up on (the dispatcher's timeout): the exchange ends
             }
         });
-        request.send(reply);
     }
 
     /**
@@ -271,29 +212,29 @@ final class WebhookSender {
      * overlap ({@code previous} not null) the signature header holds two space-separated signatures, as
      * Standard Webhooks allows: the new secret's first, then the replaced one's.
      */
-    static void headers(HttpFields.Mutable h, ClaimedRow row, WebhookSignature signature, WebhookSignature previous,
+    static void headers(BiConsumer<String, String> h, ClaimedRow row, WebhookSignature signature, WebhookSignature previous,
             long timestamp, byte[] body) {
         String id = row.id().toString();
-        h.put("webhook-id", id);
-        h.put("webhook-timestamp", Long.toString(timestamp));
+        h.accept("webhook-id", id);
+        h.accept("webhook-timestamp", Long.toString(timestamp));
         String signed = signature.sign(id, timestamp, body);
-        h.put("webhook-signature", previous == null ? signed : signed + " " + previous.sign(id, timestamp, body));
-        h.put("outbox-attempt", Integer.toString(row.attemptCount()));
-        h.put("outbox-trigger-depth", Integer.toString(row.triggerDepth()));
+        h.accept("webhook-signature", previous == null ? signed : signed + " " + previous.sign(id, timestamp, body));
+        h.accept("outbox-attempt", Integer.toString(row.attemptCount()));
+        h.accept("outbox-trigger-depth", Integer.toString(row.triggerDepth()));
         optional(h, "outbox-app-id", row.appId());
         optional(h, "outbox-source-kind", row.sourceKind());
         optional(h, "outbox-trigger-id", row.triggerId());
         optional(h, "outbox-root-execution-id", row.rootExecutionId());
         if (row.trace() != null) {
             // the producer's W3C trace context, as it came (not signed: tracing tools rewrite it on the way)
-            h.put("traceparent", row.trace().traceparent());
+            h.accept("traceparent", row.trace().traceparent());
             optional(h, "tracestate", row.trace().tracestate());
         }
     }
 
-    private static void optional(HttpFields.Mutable h, String name, Object value) {
+    private static void optional(BiConsumer<String, String> h, String name, Object value) {
         if (value != null) {
-            h.put(name, value.toString());
+            h.accept(name, value.toString());
         }
     }
 }

@@ -19,13 +19,12 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.client.HttpClient;
 
 /**
  * Delivers to an HTTP endpoint: the trigger's target is the URL, the row's payload the JSON body.
- * One non-blocking HTTP client (Jetty's, bundled in the WAR) serves every delivery on threads of its
- * own, and host names are resolved on a few more; all of them come from the server's managed thread
- * factory, none from the server's shared executor. A slow endpoint holds a connection, never a thread.
+ * One non-blocking HTTP client ({@link WebhookClient}, on Netty bundled in the WAR) serves every delivery on
+ * event loops of its own, and host names are resolved on a few more threads; all of them come from the server's
+ * managed thread factory, none from the server's shared executor. A slow endpoint holds a connection, never a thread.
  */
 @ApplicationScoped
 public class WebhookTarget implements DeliveryTarget {
@@ -51,7 +50,7 @@ public class WebhookTarget implements DeliveryTarget {
     ManagedThreadFactory threadFactory;
 
     private ThreadPoolExecutor resolverThreads;
-    private HttpClient client;
+    private WebhookClient client;
     private WebhookSender sender;
 
     @PostConstruct
@@ -69,13 +68,8 @@ public class WebhookTarget implements DeliveryTarget {
                 RESOLVED_TTL_MILLIS, UNRESOLVED_TTL_MILLIS, System::nanoTime);
         // an origin that answers fast may have as many exchanges in flight as the node has deliveries
         int maxConnections = Math.max(settings.connectionsPerOrigin(), dispatch.concurrency());
-        try {
-            // the client opens no more connections per origin than the gate lets exchanges through
-            client = WebhookSender.client(settings.connectTimeout(), maxConnections,
-                    new CheckedAddresses(settings.addressPolicy(), dns), threadFactory);
-        } catch (Exception e) {
-            throw new IllegalStateException("the webhook HTTP client did not start: " + e.getMessage(), e);
-        }
+        client = new WebhookClient(settings.connectTimeout(), WebhookSender.IDLE_MILLIS, WebhookSender.REPLY_BYTES,
+                new CheckedAddresses(settings.addressPolicy(), dns), threadFactory, null);
         sender = new WebhookSender(client, settings.addressPolicy(), settings.timeout(), settings.connectTimeout(),
                 databaseClock.clock(), // the signed timestamp is the database's time, whatever this node's clock says
                 circuits, new OriginGate(settings.connectionsPerOrigin(), maxConnections, System::nanoTime));
@@ -84,11 +78,7 @@ public class WebhookTarget implements DeliveryTarget {
 
     @PreDestroy
     void close() {
-        try {
-            client.stop(); // deliveries in flight fail; their rows come back after the lease
-        } catch (Exception e) {
-            // the deployment is going away either way
-        }
+        client.close(); // deliveries in flight fail; their rows come back after the lease
         resolverThreads.shutdownNow();
     }
 
