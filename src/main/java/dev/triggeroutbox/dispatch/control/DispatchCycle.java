@@ -7,6 +7,9 @@ import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.targets.control.Targets;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
@@ -20,18 +23,21 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One turn of the dispatcher: claim due rows (one short transaction) within this node's room, and start
  * every delivery while holding no transaction and no connection; each row is finished by the
  * {@link Finisher} in the first window after its own delivery ends, never waiting for the rest of its
- * claim. Deliveries in flight on this node are bounded by {@code outbox.dispatch.concurrency} permits
- * (a claim takes no more rows than there are free permits) and shared between apps and triggers
- * ({@code outbox.dispatch.app-max-in-flight}, {@code outbox.dispatch.trigger-max-in-flight}): an app or
- * trigger at its share is passed over, so one slow target holds its own share and never stalls the
+ * claim. Rows claimed and not yet finished on this node are bounded by {@code outbox.dispatch.concurrency}
+ * permits (a claim takes no more rows than there are free permits), and deliveries under way are shared between
+ * apps and triggers ({@code outbox.dispatch.app-max-in-flight}, {@code outbox.dispatch.trigger-max-in-flight}): an
+ * app or trigger at its share is passed over, so one slow target holds its own share and never stalls the
  * others. Any node, and any number of threads, may run cycles.
  */
 @ApplicationScoped
@@ -62,6 +68,9 @@ public class DispatchCycle {
     @Inject
     Finisher finisher;
 
+    @Resource
+    ManagedThreadFactory threadFactory;
+
     /**
      * Where a node's last full claim left off in the due index, when a claim last scanned it whole, and
      * what that claim passed over (its apps and triggers at their share).
@@ -76,14 +85,31 @@ public class DispatchCycle {
     private final Map<String, Cursor> cursors = new ConcurrentHashMap<>();
     private final InFlight inFlight = new InFlight();
     private Semaphore permits;
-    /** Deliveries started and not yet ended, so that a stopping node can cut short what outlives its grace. */
-    private final Set<CompletableFuture<DeliveryResult>> running = ConcurrentHashMap.newKeySet();
+    /** Claims with deliveries still running, so that a stopping node can cut short what outlives its grace. */
+    private final Set<Batch> running = ConcurrentHashMap.newKeySet();
+    /** Runs each claim's deadline ({@link Batch}): one timer per claim, not one per row. */
+    private ScheduledThreadPoolExecutor deadlines;
     /** The node is stopping: nothing more is claimed, and rows claimed from now on are given back unstarted. */
     private volatile boolean stopping;
 
     @PostConstruct
     void init() {
         permits = new Semaphore(settings.concurrency());
+        deadlines = new ScheduledThreadPoolExecutor(1, threadFactory);
+        deadlines.setRemoveOnCancelPolicy(true); // most claims end long before their deadline
+    }
+
+    @PreDestroy
+    void close() {
+        deadlines.shutdownNow();
+    }
+
+    /**
+     * Gives back the permits of {@code rows} finished rows; the finisher calls it once per window, so a claim waiting
+     * for room sees the whole window's, not its first row's.
+     */
+    void finished(int rows) {
+        permits.release(rows);
     }
 
     /** Rows in flight on this node now (each holds a permit from its claim until it is finished); for the node heartbeat. */
@@ -168,21 +194,68 @@ public class DispatchCycle {
         long claimedAt = System.nanoTime();
         // a delivery that starts later than this could not end within the lease: it is given back unstarted
         long startBy = claimedAt + TimeUnit.MILLISECONDS.toNanos(Math.max(0, settings.finishWithinMillis() - settings.deliveryTimeoutMillis()));
+        Batch batch = new Batch(claimed.size());
         for (ClaimedRow claimedRow : claimed) {
             ClaimedRow row = claimedRow.startingBy(startBy);
             int maxAttempts = row.maxAttempts(settings.maxAttempts());
             inFlight.started(row);
-            start(row, maxAttempts)
+            batch.add(start(row, maxAttempts))
                     .handle((result, failure) -> failure == null ? result : asFailure(failure))
                     .thenAccept(result -> {
                         counters.deliveryTook(System.nanoTime() - claimedAt);
-                        // the row holds its permit and its share until it is finished: a finisher that falls
-                        // behind slows the claims down instead of letting claimed rows pile up
-                        finisher.ended(node, token, row, maxAttempts, result, () -> {
-                            permits.release();
-                            inFlight.ended(row);
-                        });
+                        batch.ended();
+                        // its share is the app's room at its target, free again once the delivery ended; the row holds
+                        // its permit until it is finished: a finisher that falls behind slows the claims down instead
+                        // of letting claimed rows pile up
+                        inFlight.ended(row);
+                        finisher.ended(node, token, row, maxAttempts, result);
                     });
+        }
+    }
+
+    /**
+     * The deliveries of one claim: whatever a target does, each is ended (as timed out) once the claim's rows could
+     * no longer be finished within their lease, by one timer for the whole claim.
+     */
+    private final class Batch {
+        private final List<CompletableFuture<DeliveryResult>> deliveries;
+        private final AtomicInteger left;
+        private final ScheduledFuture<?> deadline;
+
+        Batch(int rows) {
+            deliveries = new java.util.ArrayList<>(rows);
+            left = new AtomicInteger(rows);
+            running.add(this);
+            deadline = deadlines.schedule(() -> end(new TimeoutException()), settings.finishWithinMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        CompletableFuture<DeliveryResult> add(CompletableFuture<DeliveryResult> delivery) {
+            synchronized (deliveries) {
+                deliveries.add(delivery);
+            }
+            return delivery;
+        }
+
+        void ended() {
+            if (left.decrementAndGet() == 0) {
+                deadline.cancel(false);
+                running.remove(this);
+            }
+        }
+
+        /** Ends every delivery of the claim still running with {@code why}; how many it ended. */
+        int end(Throwable why) {
+            List<CompletableFuture<DeliveryResult>> all;
+            synchronized (deliveries) {
+                all = List.copyOf(deliveries);
+            }
+            int ended = 0;
+            for (CompletableFuture<DeliveryResult> d : all) {
+                if (d.completeExceptionally(why)) {
+                    ended++;
+                }
+            }
+            return ended;
         }
     }
 
@@ -194,17 +267,11 @@ public class DispatchCycle {
         if (refusal != null) {
             return CompletableFuture.completedFuture(DeliveryResult.rejected(refusal));
         }
-        CompletableFuture<DeliveryResult> result;
         try {
-            result = targets.deliver(row, maxAttempts, Duration.ofMillis(settings.deliveryTimeoutMillis()));
+            return targets.deliver(row, maxAttempts, Duration.ofMillis(settings.deliveryTimeoutMillis()));
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(DeliveryResult.failed("delivery could not start: " + e.getMessage()));
         }
-        // the last resort: whatever a target does, the row is finished while its lease still holds
-        result.orTimeout(settings.finishWithinMillis(), TimeUnit.MILLISECONDS);
-        running.add(result);
-        result.whenComplete((r, e) -> running.remove(result));
-        return result;
     }
 
     private DeliveryResult asFailure(Throwable failure) {
@@ -245,10 +312,8 @@ public class DispatchCycle {
      */
     public int cutShort(String reason) {
         int cut = 0;
-        for (CompletableFuture<DeliveryResult> delivery : List.copyOf(running)) {
-            if (delivery.completeExceptionally(new java.util.concurrent.CancellationException(reason))) {
-                cut++;
-            }
+        for (Batch batch : List.copyOf(running)) {
+            cut += batch.end(new java.util.concurrent.CancellationException(reason));
         }
         return cut;
     }

@@ -12,8 +12,9 @@ import java.util.function.LongSupplier;
 /**
  * How many webhook exchanges may be in flight to one origin (scheme, host, port) on this node; the others wait
  * here, in claim order, and each one starts when an exchange to its origin ends. Each origin starts at
- * {@code perOrigin} places; every answer within {@link #FAST_NANOS} gives it one more, up to {@code most}, and
- * every slower one (or a failure) takes one back, down to {@code perOrigin}. So a receiver that answers at once
+ * {@code perOrigin} places; every answer within {@link #FAST_NANOS} gives it one more, up to {@code most}, every
+ * slower one takes one back, and every failure (no answer in time, an error status, no connection) halves them,
+ * never below {@code perOrigin}. So a receiver that answers at once
  * gets as many connections as the drain can use, and a backlog for a slow receiver opens {@code perOrigin}
  * connections instead of one per row: that burst of connects, and of the requests on them, cost the node's CPU
  * ahead of every other app's deliveries (fault scenario 9: another app's rows waited 4.5–5.5 s; docs/GUARANTEES.md).
@@ -170,8 +171,9 @@ final class OriginGate {
     }
 
     /**
-     * A started exchange ended, answered ({@code answered}) or not: its origin gains a place if the answer came
-     * fast, else loses one; the next deliveries waiting for it start (those past their deadline expire).
+     * A started exchange ended, delivered ({@code answered}) or not: its origin gains a place if the answer came
+     * fast, loses one if it came slowly, loses half if it failed; the next deliveries waiting for it start (those past
+     * their deadline expire).
      */
     void ended(Entry entry, boolean answered) {
         List<Entry> expired = new ArrayList<>();
@@ -180,7 +182,10 @@ final class OriginGate {
             Line line = lines.get(entry.origin);
             line.running--;
             boolean fast = answered && nanoTime.getAsLong() - entry.startedAt <= FAST_NANOS;
-            line.places = fast ? Math.min(most, line.places + 1) : Math.max(perOrigin, line.places - 1);
+            // more while it answers fast; one fewer per slow answer; half as many when it did not answer well at all:
+            // a receiver that times out under the load it is given gets much less of it at once (as TCP backs off)
+            line.places = fast ? Math.min(most, line.places + 1)
+                    : answered ? Math.max(perOrigin, line.places - 1) : Math.max(perOrigin, line.places / 2);
             line.less(entry.trigger);
             next(line, expired, starting);
             line.dropIfIdle();
