@@ -171,6 +171,10 @@ class SlowAppIT {
         // A's backlog drains all the same: every row ends delivered, or dead-lettered where its answers passed the
         // 800 ms webhook timeout three times on this busy machine (Payara Micro once: 5 of 20,000)
         long delivered = everyRowOfAEnded(a, FLOOD_ROWS, Duration.ofSeconds(120));
-        assertTrue(delivered >= FLOOD_ROWS * 99 / 100, delivered + " of A's " + FLOOD_ROWS + " rows delivered");
+        assertTrue(delivered >= FLOOD_ROWS * 99 / 100, () -> delivered + " of A's " + FLOOD_ROWS + " rows delivered; why the "
+                + "others were not: " + ItDatabase.text("""
+                        SELECT string_agg(n || ' × ' || last_error, '; ') FROM (
+                            SELECT count(*) AS n, last_error FROM dead_letters WHERE app_id = ?
+                            GROUP BY last_error ORDER BY count(*) DESC LIMIT 3) e""", a));
     }
 }

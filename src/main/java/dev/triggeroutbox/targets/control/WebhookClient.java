@@ -24,8 +24,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.resolver.NoopAddressResolverGroup;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -115,6 +113,7 @@ final class WebhookClient implements AutoCloseable {
     private final CheckedAddresses addresses;
     private final Duration connectTimeout;
     private final int replyBytes;
+    private final long idleNanos;
     private final Map<String, Origin> origins = new ConcurrentHashMap<>();
 
     /**
@@ -131,11 +130,12 @@ final class WebhookClient implements AutoCloseable {
             throw new IllegalStateException("TLS for webhooks could not be set up: " + e.getMessage(), e);
         }
         this.loops = new MultiThreadIoEventLoopGroup(EVENT_LOOPS, threads, NioIoHandler.newFactory());
-        this.plain = bootstrap(false, idleMillis);
-        this.tls = bootstrap(true, idleMillis);
+        this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleMillis);
+        this.plain = bootstrap(false);
+        this.tls = bootstrap(true);
     }
 
-    private Bootstrap bootstrap(boolean secure, long idleMillis) {
+    private Bootstrap bootstrap(boolean secure) {
         return new Bootstrap().group(loops).channel(NioSocketChannel.class)
                 .resolver(NoopAddressResolverGroup.INSTANCE) // CheckedAddresses resolved and judged the address
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
@@ -151,8 +151,7 @@ final class WebhookClient implements AutoCloseable {
                             engine.setSSLParameters(p);
                             ch.pipeline().addLast(new SslHandler(engine));
                         }
-                        ch.pipeline().addLast(new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS),
-                                new HttpResponseDecoder(4096, MAX_HEAD_BYTES, 64 * 1024), new Connection(origin));
+                        ch.pipeline().addLast(new HttpResponseDecoder(4096, MAX_HEAD_BYTES, 64 * 1024), new Connection(origin));
                     }
                 });
     }
@@ -184,10 +183,15 @@ final class WebhookClient implements AutoCloseable {
         return x.answer;
     }
 
-    /** From now on, every {@code millis}, runs {@code task} on an event loop (until the client is closed). */
+    /**
+     * From now on, every {@code millis}, runs {@code task} on an event loop (until the client is closed), and closes
+     * the connections unused for the idle time (the receiver's resources go back).
+     */
     void every(long millis, Runnable task) {
         loops.scheduleAtFixedRate(() -> {
             task.run();
+            long now = System.nanoTime();
+            origins.values().forEach(o -> o.closeIdle(now - idleNanos));
             origins.values().removeIf(Origin::forgettable);
         }, millis, millis, TimeUnit.MILLISECONDS);
     }
@@ -270,13 +274,14 @@ final class WebhookClient implements AutoCloseable {
         });
     }
 
-    /** One origin's connections: the idle ones, newest last. */
+    /** One origin's connections: the idle ones, newest last, each with the time it went idle. */
     private static final class Origin {
         final String host;
         final int port;
         final boolean secure;
         final String hostHeader;
         private final ArrayDeque<Channel> idle = new ArrayDeque<>();
+        private final ArrayDeque<Long> idleSince = new ArrayDeque<>();
         private int open;
 
         Origin(String host, int port, boolean secure) {
@@ -290,6 +295,7 @@ final class WebhookClient implements AutoCloseable {
         synchronized Channel takeIdle() {
             Channel ch;
             while ((ch = idle.pollLast()) != null) {
+                idleSince.pollLast();
                 if (ch.isActive()) {
                     return ch;
                 }
@@ -299,6 +305,15 @@ final class WebhookClient implements AutoCloseable {
 
         synchronized void giveBack(Channel ch) {
             idle.addLast(ch);
+            idleSince.addLast(System.nanoTime());
+        }
+
+        /** Closes the connections idle since before {@code before} (nanoTime): the oldest are first. */
+        synchronized void closeIdle(long before) {
+            while (!idle.isEmpty() && idleSince.peekFirst() - before < 0) {
+                idleSince.pollFirst();
+                idle.pollFirst().close();
+            }
         }
 
         synchronized void opened() {
@@ -307,7 +322,17 @@ final class WebhookClient implements AutoCloseable {
 
         synchronized void closed(Channel ch) {
             open--;
-            idle.remove(ch);
+            // rarely idle (a receiver closed it while unused): found by walking the two lists side by side
+            var c = idle.iterator();
+            var t = idleSince.iterator();
+            while (c.hasNext()) {
+                t.next();
+                if (c.next() == ch) {
+                    c.remove();
+                    t.remove();
+                    return;
+                }
+            }
         }
 
         /** No connection open: nothing to keep (a later exchange makes it anew). */
@@ -499,11 +524,5 @@ final class WebhookClient implements AutoCloseable {
             failed(ctx.channel(), e);
         }
 
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-            if (event instanceof IdleStateEvent && exchange == null) {
-                ctx.close(); // unused for the idle time: the receiver's resources go back
-            }
-        }
     }
 }

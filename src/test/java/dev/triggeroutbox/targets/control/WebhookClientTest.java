@@ -83,6 +83,10 @@ class WebhookClientTest {
 
     /** A client that trusts {@code trusted} (null: the JVM's default trust store), resolving every name to loopback. */
     private WebhookClient client(KeyStore trusted) throws Exception {
+        return client(trusted, 30_000);
+    }
+
+    private WebhookClient client(KeyStore trusted, long idleMillis) throws Exception {
         TrustManagerFactory trust = null;
         if (trusted != null) {
             trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
@@ -92,7 +96,7 @@ class WebhookClientTest {
                 host -> new InetAddress[] {InetAddress.getLoopbackAddress()});
         HostResolver dns = new HostResolver(host -> new InetAddress[] {InetAddress.getLoopbackAddress()}, executor, 10,
                 30_000, 1_000, System::nanoTime);
-        WebhookClient client = new WebhookClient(Duration.ofSeconds(2), 30_000, 1024, new CheckedAddresses(policy, dns),
+        WebhookClient client = new WebhookClient(Duration.ofSeconds(2), idleMillis, 1024, new CheckedAddresses(policy, dns),
                 Executors.defaultThreadFactory(), trust);
         open.add(client);
         return client;
@@ -326,6 +330,24 @@ class WebhookClientTest {
                 URI.create("http://127.0.0.1:" + port + "/hook"), new byte[0]), Duration.ofSeconds(5));
         ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof java.io.IOException || e.getCause() instanceof IllegalArgumentException, e.getCause().toString());
+    }
+
+    @Test
+    void aConnectionUnusedForTheIdleTimeIsClosed() throws Exception {
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        int port = raw(s -> {
+            answer(s, (n, out) -> {
+                write(out, "HTTP/1.1 204 No Content\r\n\r\n");
+                return true;
+            });
+            closed.countDown(); // the client closed it: the receiver read the end of the stream
+        });
+        WebhookClient client = client(null, 300);
+        client.every(50, () -> { });
+        long sent = System.nanoTime();
+        assertEquals(204, post(client, "http://127.0.0.1:" + port + "/hook").status());
+        assertTrue(closed.await(5, TimeUnit.SECONDS), "the idle connection stayed open");
+        assertTrue(System.nanoTime() - sent >= TimeUnit.MILLISECONDS.toNanos(300), "closed before its idle time");
     }
 
     @Test
