@@ -35,6 +35,9 @@ final class CpuMeter {
     Sample sample() {
         Map<String, Long> n = new LinkedHashMap<>();
         n.put("server", server.cpuNanos());
+        // the server's time in the kernel: its system calls, and the loopback network's work done on its behalf
+        n.put("server-kernel", server.processes().mapToLong(p -> ticks(Path.of("/proc", Long.toString(p.pid()), "stat"), null, 12))
+                .sum() * TICK_NANOS);
         n.put("postgres", byName("postgres"));
         n.put("nginx", byName("nginx"));
         n.put("machine", machineBusy());
@@ -53,22 +56,25 @@ final class CpuMeter {
     private static long byName(String name) {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
-                    .mapToLong(p -> ticksIf(p.resolve("stat"), name)).sum() * TICK_NANOS;
+                    .mapToLong(p -> ticks(p.resolve("stat"), name, 11) + ticks(p.resolve("stat"), name, 12)).sum() * TICK_NANOS;
         } catch (IOException e) {
             return 0;
         }
     }
 
-    private static long ticksIf(Path stat, String name) {
+    /**
+     * Field {@code field} of a process's stat line after its name (11: user time, 12: system time, in ticks), when its
+     * command name is {@code name} (null: any).
+     */
+    private static long ticks(Path stat, String name, int field) {
         try {
             String s = Files.readString(stat);
             int open = s.indexOf('(');
             int close = s.lastIndexOf(')');
-            if (open < 0 || close < 0 || !s.substring(open + 1, close).equals(name)) {
+            if (open < 0 || close < 0 || (name != null && !s.substring(open + 1, close).equals(name))) {
                 return 0;
             }
-            String[] f = s.substring(close + 2).split(" ");
-            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15 of the line)
+            return Long.parseLong(s.substring(close + 2).split(" ")[field]);
         } catch (IOException | RuntimeException e) {
             return 0; // the process ended meanwhile
         }

@@ -41,7 +41,8 @@ final class Report {
         if (r.webhook != null) {
             Results.Webhook w = r.webhook;
             md.append(f("## 1b. Webhook drain: %,d rows already due, POSTed to nginx on 127.0.0.1\n\n", w.rows()));
-            md.append(f("The last of %d round(s), each a webhook drain then a no-op drain, after a warm-up of both.\n\n", w.rounds()));
+            md.append(f("Of %d round(s), each a webhook drain then a no-op drain after a warm-up of both, the one with the median "
+                    + "ratio among those after the first (the JIT's).\n\n", w.rounds()));
             md.append("| | count | seconds | per second | server CPU µs per row |\n|---|---:|---:|---:|---:|\n");
             md.append(f("| %s | %,d | %.2f | %,.0f | %.1f |\n", w.webhook().label(), w.webhook().count(), w.webhook().seconds(),
                     w.webhook().perSecond(), w.webhookCpuMicros()));

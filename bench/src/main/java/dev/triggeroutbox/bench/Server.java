@@ -130,6 +130,11 @@ final class Server implements AutoCloseable {
         return process.descendants().mapToLong(p -> p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L)).sum();
     }
 
+    /** The server JVM's processes (for {@link CpuMeter}, which splits their time into user and kernel). */
+    java.util.stream.Stream<ProcessHandle> processes() {
+        return process.descendants();
+    }
+
     /** Stops the server gracefully (SIGTERM to its JVM), forcibly after a minute. Safe to call twice. */
     @Override
     public synchronized void close() {
