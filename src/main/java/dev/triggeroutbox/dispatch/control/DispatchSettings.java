@@ -37,15 +37,16 @@ public class DispatchSettings {
     int batchSize;
 
     /**
-     * Deliveries in flight per node (permits). At least four batches by default, so that one app alone,
-     * held to half of it, still has two claims' worth of rows in flight while the next is claimed.
+     * Rows in flight per node (permits): claimed and not yet finished. At least four batches by default, so that
+     * one app alone, held to half of it, still has two claims' worth of rows in flight while the next is claimed.
      */
     @Inject
     @ConfigProperty(name = "outbox.dispatch.concurrency", defaultValue = "2000")
     int concurrency;
 
     /**
-     * Most deliveries of one app in flight on this node at once; {@code 0} (the default) means half of
+     * Most deliveries of one app under way on this node at once (a row counts from its claim until its delivery
+     * ends; waiting to be finished it holds only its permit); {@code 0} (the default) means half of
      * {@code outbox.dispatch.concurrency}. An app at its share is passed over by the claim until some of its
      * deliveries end, so one app's slow receiver holds at most this many permits and the others keep the
      * rest. Equal to the concurrency: no share at all (one app may take every permit).

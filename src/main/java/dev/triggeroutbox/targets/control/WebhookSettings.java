@@ -44,7 +44,8 @@ public class WebhookSettings {
      * Webhook exchanges in flight to one origin (scheme, host and port) on this node at first, and while it
      * answers slowly; the rest of an origin's rows wait, their time not running, and the claim leaves them in the
      * outbox while none of its connections is free. Each answer within 250 ms gives the origin one more, up to
-     * {@code outbox.dispatch.concurrency}; each slower answer or failure takes one back, down to this. 64 keeps a
+     * {@code outbox.dispatch.concurrency}; each slower answer takes one back and each failure halves them, down to
+     * this. 64 keeps a
      * burst for a slow receiver from opening a connection per row, which cost the node's CPU ahead of every other
      * app's deliveries; such a receiver, answering in {@code t} seconds, gets 64 / {@code t} rows per second per
      * node. Raise it for slow receivers that must take more; 1 starts every origin at one request at a time.
