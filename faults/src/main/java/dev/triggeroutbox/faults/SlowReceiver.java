@@ -154,12 +154,12 @@ final class SlowReceiver extends Scenario {
                 s.burstRows());
         v.require(normal.count() >= 100 && slowed.count() >= 100, "too few of app B's rows for a p99 (%d baseline, %d "
                 + "during)", normal.count(), slowed.count());
-        v.require(slowed.millis(0.99) <= bar, "app B's p99 during A's backlog (%.1f ms) is over 2 × its baseline p99 + "
+        v.requireTiming(slowed.millis(0.99) <= bar, "app B's p99 during A's backlog (%.1f ms) is over 2 × its baseline p99 + "
                 + "100 ms (%.1f ms)", slowed.millis(0.99), bar);
-        v.require(quiet.stream().allMatch(i -> i.status() == 200), "app B's invokes before A's rows were due did not all "
+        v.requireTiming(quiet.stream().allMatch(i -> i.status() == 200), "app B's invokes before A's rows were due did not all "
                 + "answer 200 within %d ms: the bar during A's backlog says nothing", INVOKE_TIMEOUT_MILLIS);
         long late = invoked.stream().filter(i -> i.status() != 200).count();
-        v.require(invoked.size() == INVOKES && late == 0, "%d of app B's %d invokes during A's backlog did not answer 200 "
+        v.requireTiming(invoked.size() == INVOKES && late == 0, "%d of app B's %d invokes during A's backlog did not answer 200 "
                 + "within %d ms", late + INVOKES - invoked.size(), INVOKES, timeout);
         long after = invoked.stream().filter(i -> i.sentNanos() >= backlog.end).count();
         v.require(after == 0, "%d of app B's invokes were sent after A's backlog was gone", after);
