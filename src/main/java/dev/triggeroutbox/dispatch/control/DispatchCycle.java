@@ -95,6 +95,7 @@ public class DispatchCycle {
     @PostConstruct
     void init() {
         permits = new Semaphore(settings.concurrency());
+        finisher.whenFinished(permits::release); // once per finishing window, for all of its rows
         deadlines = new ScheduledThreadPoolExecutor(1, threadFactory);
         deadlines.setRemoveOnCancelPolicy(true); // most claims end long before their deadline
     }
@@ -104,13 +105,7 @@ public class DispatchCycle {
         deadlines.shutdownNow();
     }
 
-    /**
-     * Gives back the permits of {@code rows} finished rows; the finisher calls it once per window, so a claim waiting
-     * for room sees the whole window's, not its first row's.
-     */
-    void finished(int rows) {
-        permits.release(rows);
-    }
+
 
     /** Rows in flight on this node now (each holds a permit from its claim until it is finished); for the node heartbeat. */
     public int inFlight() {

@@ -19,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntConsumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -61,9 +62,6 @@ public class Finisher {
     @Inject
     DrainLoop drainLoop;
 
-    @Inject
-    DispatchCycle cycle;
-
     @Resource
     ManagedThreadFactory threadFactory;
 
@@ -72,6 +70,8 @@ public class Finisher {
     private static final long STOP_WAIT_MILLIS = 5_000;
 
     private final LinkedBlockingQueue<Ended> ended = new LinkedBlockingQueue<>();
+    /** Told how many rows a window finished, so their permits go back ({@link DispatchCycle}); set once at its start. */
+    private volatile IntConsumer finishedRows = rows -> { };
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean closed;
 
@@ -114,10 +114,14 @@ public class Finisher {
     }
 
     /**
-     * Takes the result of one delivery; it is finished in the next window, and then its permit goes back to the
-     * {@link DispatchCycle} (whether the finishing transaction committed or failed: a row it could not finish comes
+     * Takes the result of one delivery; it is finished in the next window, and then its permit goes back
+     * ({@link #whenFinished}, whether the finishing transaction committed or failed: a row it could not finish comes
      * back after its lease).
      */
+    void whenFinished(IntConsumer rows) {
+        finishedRows = rows;
+    }
+
     void ended(String node, ClaimToken token, ClaimedRow row, int maxAttempts, DeliveryResult result) {
         ended.add(new Ended(node, token, row, maxAttempts, result));
     }
@@ -174,7 +178,8 @@ public class Finisher {
         try {
             byNode.forEach((node, outcome) -> finish(node, outcome, replyTos.getOrDefault(node, List.of())));
         } finally {
-            cycle.finished(window.size());
+            // a window's permits come back at once, so a claim waiting for room sees all of it, not its first row's
+            finishedRows.accept(window.size());
             // dead letters may have told dead_letter triggers; released rows are due again; and the
             // rows just finished made room that a claim may have been waiting for
             drainLoop.wake();
