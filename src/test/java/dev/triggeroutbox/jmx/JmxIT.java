@@ -9,7 +9,7 @@ import dev.triggeroutbox.client.OutboxClient;
 import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.it.Eventually;
 import dev.triggeroutbox.support.ItClients;
-import dev.triggeroutbox.support.WildFlyOnly;
+import dev.triggeroutbox.support.ItServer;
 import jakarta.json.JsonObject;
 import java.net.URL;
 import java.time.Duration;
@@ -30,13 +30,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A JMX client, as JConsole is one, connected through WildFly's management port (remote+http, the local
- * user's silent authentication of this machine), reads the outbox's totals and this node's dispatcher and
- * pauses and resumes dispatching: the same switch and the same audit record as the admin API's, read through the
- * typed client.
+ * A JMX client, as JConsole is one, connected to the running server, reads the outbox's totals and this node's
+ * dispatcher and pauses and resumes dispatching: the same switch and the same audit record as the admin API's, read
+ * through the typed client. On WildFly it connects through the management port (remote+http, the local user's silent
+ * authentication of this machine); on Payara Micro, which opens no JMX port of its own, as JConsole does to a local
+ * process: through the JVM's attach mechanism, which starts its local management agent.
  */
 @ExtendWith(ArquillianExtension.class)
-@WildFlyOnly("JMX through the management port; Payara Micro opens no JMX connector unless configured")
 class JmxIT {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -58,9 +58,29 @@ class JmxIT {
     void connect() throws Exception {
         client = ItClients.client(base, ADMIN);
         admin = ItClients.restClient(base, ADMIN);
-        int port = Integer.getInteger("it.management.port", 9990);
-        jmx = JMXConnectorFactory.connect(new JMXServiceURL("service:jmx:remote+http://127.0.0.1:" + port));
+        jmx = JMXConnectorFactory.connect(new JMXServiceURL(ItServer.current() == ItServer.WILDFLY
+                ? "service:jmx:remote+http://127.0.0.1:" + Integer.getInteger("it.management.port", 9990)
+                : localAgentOf(payaraMicro())));
         server = jmx.getMBeanServerConnection();
+    }
+
+    /** The Payara Micro process the tests deploy to (the newest, should an earlier one still be exiting). */
+    private static long payaraMicro() {
+        return ProcessHandle.allProcesses()
+                .filter(p -> p.info().commandLine().map(c -> c.contains("payara-micro") && c.contains("--postbootcommandfile")).orElse(false))
+                .max(java.util.Comparator.comparing(p -> p.info().startInstant().orElse(java.time.Instant.MIN)))
+                .orElseThrow(() -> new IllegalStateException("no Payara Micro process found"))
+                .pid();
+    }
+
+    /** The address of the local JMX agent of process {@code pid}, started if it runs none (what JConsole does). */
+    private static String localAgentOf(long pid) throws Exception {
+        com.sun.tools.attach.VirtualMachine vm = com.sun.tools.attach.VirtualMachine.attach(Long.toString(pid));
+        try {
+            return vm.startLocalManagementAgent();
+        } finally {
+            vm.detach();
+        }
     }
 
     @AfterEach
