@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The quick start's first command ({@code ./mvnw -Pdemo package}): the WildFly the build configured,
- * the WAR deployed on it, and an embedded PostgreSQL whose data stays in {@code .data/} between runs
- * (or your PostgreSQL, when DB_URL is set). Prints where to go and how to sign in; Ctrl-C stops all.
+ * the WAR deployed on it, an embedded PostgreSQL whose data stays in {@code .data/} between runs
+ * (or your PostgreSQL, when DB_URL is set), and a webhook receiver on 127.0.0.1 that prints what it gets
+ * ({@link DemoReceiver}). Prints where to go and how to sign in; Ctrl-C stops all.
  */
 public final class DemoServer {
 
@@ -21,6 +22,7 @@ public final class DemoServer {
     static final String PASSWORD = "demo-Outbox-1";
     static final String APP_ID = "6f1c2a9e-0d3b-4c57-9e2a-1b7d5c3e8f40";
     private static final int PG_PORT = Integer.parseInt(System.getenv().getOrDefault("OUTBOX_DEMO_PG_PORT", "55432"));
+    private static final int RECEIVER_PORT = Integer.parseInt(System.getenv().getOrDefault("OUTBOX_DEMO_RECEIVER_PORT", "8090"));
 
     private DemoServer() {
     }
@@ -47,6 +49,7 @@ public final class DemoServer {
         Files.deleteIfExists(deployments.resolve("trigger-outbox.war.failed"));
         Files.copy(war, deployments.resolve("trigger-outbox.war"), StandardCopyOption.REPLACE_EXISTING);
 
+        DemoReceiver receiver = new DemoReceiver(RECEIVER_PORT);
         ProcessBuilder pb = new ProcessBuilder(jbossHome.resolve("bin/standalone.sh").toString(), "-b", "127.0.0.1",
                 "-Djboss.server.base.dir=" + base).inheritIO();
         Map<String, String> env = pb.environment();
@@ -54,6 +57,8 @@ public final class DemoServer {
         env.put("DB_URL", dbUrl);
         env.putIfAbsent("DB_USER", "outbox");
         env.putIfAbsent("DB_PASSWORD", "outbox");
+        // the demo receiver is on this machine: webhooks to loopback are refused unless allow-listed
+        env.putIfAbsent("OUTBOX_WEBHOOK_ALLOWED_HOSTS", "127.0.0.1");
         Process wildfly = pb.start();
         LocalPostgres pg = postgres;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(wildfly, pg), "demo-shutdown"));
@@ -67,10 +72,11 @@ public final class DemoServer {
                    console    http://127.0.0.1:8080/outbox/
                    sign in    %s / %s  (roles outbox-admin, outbox-producer)
                    demo app   %s
+                   receiver   %s  (prints each delivery here)
                    database   %s
                  Ctrl-C stops the server%s.
                 ================================================================
-                """.formatted(USER, PASSWORD, APP_ID, dbUrl, pg == null ? "" : " and the embedded PostgreSQL"));
+                """.formatted(USER, PASSWORD, APP_ID, receiver.url(), dbUrl, pg == null ? "" : " and the embedded PostgreSQL"));
         wildfly.waitFor();
     }
 
