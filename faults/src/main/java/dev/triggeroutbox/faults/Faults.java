@@ -77,6 +77,7 @@ public final class Faults {
         Scenario scenario = Scenario.of(n);
         Verdict v = new Verdict(n, scenario.title);
         Progress.say("scenario %d: %s", n, scenario.title);
+        h.forget(List.of(Scenario.app(n, 1), Scenario.app(n, 2)));
         try (Retries retries = Retries.watch(db)) {
             h.retries = retries;
             scenario.run(h, v);

@@ -131,6 +131,21 @@ final class Harness {
         return missing;
     }
 
+    /**
+     * Removes what an earlier run of a scenario left of its apps (triggers, rows, dead letters, holds, lane
+     * blocks), so a scenario run again starts as the first run did: its events fan out to its new receivers only.
+     */
+    void forget(Collection<UUID> apps) throws Exception {
+        try (Connection con = db.connect()) {
+            for (String table : List.of("lane_blocks", "dead_letters", "outbox", "triggers", "app_holds")) {
+                try (PreparedStatement ps = con.prepareStatement("DELETE FROM " + table + " WHERE app_id = ANY (?)")) {
+                    ps.setArray(1, array(con, apps));
+                    ps.executeUpdate();
+                }
+            }
+        }
+    }
+
     long outboxRows(Collection<UUID> apps) throws Exception {
         return count("SELECT count(*) FROM outbox WHERE app_id = ANY (?)", apps);
     }
