@@ -2,6 +2,7 @@ package dev.triggeroutbox.console.boundary;
 
 import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.holds.control.Holds;
+import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.rest.control.Callers;
@@ -91,7 +92,7 @@ public class AppHoldsResource {
     private AppId app(String appId, String body) {
         JsonBody.requireEmpty(body, "must be empty: a hold or release takes no fields");
         AppId app = Callers.pathId(appId, AppId::parse, "app");
-        Callers.requireApp(caller, app);
+        AppAccess.requireApp(caller, app);
         return app;
     }
 

@@ -1,6 +1,7 @@
 package dev.triggeroutbox.console.boundary;
 
 import dev.triggeroutbox.console.control.AuditLog;
+import dev.triggeroutbox.outbox.boundary.Payloads;
 import dev.triggeroutbox.outbox.control.CancelFilter;
 import dev.triggeroutbox.outbox.control.Cancellations;
 import dev.triggeroutbox.outbox.entity.AppId;
@@ -58,7 +59,7 @@ public class OutboxCancelResource {
         JsonBody b = JsonBody.of(body, FIELDS);
         AppId app = b.parsed("appId", false, AppId::parse, "must be a UUID");
         TriggerId trigger = b.parsed("triggerId", false, TriggerId::parse, "must be a UUID");
-        var kind = b.sourceKind("sourceKind", false);
+        var kind = Payloads.sourceKind(b, "sourceKind", false);
         OffsetDateTime olderThan = b.time("olderThan", false);
         if (olderThan != null && (olderThan.getYear() < 1 || olderThan.getYear() > 9999)) {
             b.error("olderThan", "must be a time between the years 1 and 9999");

@@ -1,7 +1,6 @@
 package dev.triggeroutbox.dispatch.control;
 
 import dev.triggeroutbox.dispatch.entity.BatchOutcome;
-import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
@@ -9,6 +8,7 @@ import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
 import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.targets.entity.ClaimedRow;
 import jakarta.inject.Inject;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;

@@ -17,8 +17,8 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /**
- * Wakes this node's drain loop when a commit on any node enqueued: listens on the channel the producers'
- * {@code NOTIFY} goes to ({@code outbox.control.CommitWakeup}) over one connection of the WAR's own datasource,
+ * Wakes this node's drain loop when a commit on any node enqueued: listens on the channel each node's
+ * {@link CommitNotifier} sends its {@code NOTIFY} to (after {@link CommittedRows}) over one connection of the WAR's own datasource,
  * held for as long as the node dispatches, outside any transaction, and read through the PostgreSQL driver's
  * {@link PGConnection#getNotifications(int)} on a thread of its own (so the same code runs on WildFly and
  * Payara, with whatever pool settings the server has).

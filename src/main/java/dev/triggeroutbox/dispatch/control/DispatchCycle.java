@@ -1,11 +1,11 @@
 package dev.triggeroutbox.dispatch.control;
 
-import dev.triggeroutbox.dispatch.entity.ClaimedRow;
-import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.targets.control.Targets;
+import dev.triggeroutbox.targets.entity.ClaimedRow;
+import dev.triggeroutbox.targets.entity.DeliveryResult;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;

@@ -1,7 +1,9 @@
 package dev.triggeroutbox.dispatch.control;
 
+import dev.triggeroutbox.targets.entity.DispatchLimits;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -225,5 +227,11 @@ public class DispatchSettings {
 
     public RetryPolicy retryPolicy() {
         return retryPolicy;
+    }
+
+    /** What the delivery targets are told of this dispatcher. */
+    @Produces
+    DispatchLimits limits() {
+        return new DispatchLimits(concurrency, backoffCapMillis);
     }
 }

@@ -1,10 +1,10 @@
 package dev.triggeroutbox.dispatch.control;
 
 import dev.triggeroutbox.dispatch.entity.BatchOutcome;
-import dev.triggeroutbox.dispatch.entity.ClaimedRow;
-import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.replies.control.Replies;
+import dev.triggeroutbox.targets.entity.ClaimedRow;
+import dev.triggeroutbox.targets.entity.DeliveryResult;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;

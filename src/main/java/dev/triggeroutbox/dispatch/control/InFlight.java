@@ -1,6 +1,6 @@
 package dev.triggeroutbox.dispatch.control;
 
-import dev.triggeroutbox.dispatch.entity.ClaimedRow;
+import dev.triggeroutbox.targets.entity.ClaimedRow;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

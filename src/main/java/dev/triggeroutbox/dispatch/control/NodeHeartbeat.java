@@ -1,5 +1,6 @@
 package dev.triggeroutbox.dispatch.control;
 
+import dev.triggeroutbox.platform.DatabaseClock;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;

@@ -6,6 +6,7 @@ import dev.triggeroutbox.email.control.MalformedMailException;
 import dev.triggeroutbox.email.control.MimeMail;
 import dev.triggeroutbox.outbox.boundary.Outbox;
 import dev.triggeroutbox.outbox.boundary.Payloads;
+import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
@@ -81,7 +82,7 @@ public class EmailResource {
 
     private AppId app(String appId) {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
-        Callers.requireApp(caller, app);
+        AppAccess.requireApp(caller, app);
         return app;
     }
 

@@ -1,6 +1,7 @@
 package dev.triggeroutbox.email.control;
 
 import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.rest.control.BodyLimits;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.regex.Pattern;
@@ -14,7 +15,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * {@code max-post-size} (10 MiB by default) before the application sees it: raise both together.
  */
 @ApplicationScoped
-public class EmailSettings {
+public class EmailSettings implements BodyLimits {
 
     private static final Pattern EMAIL_PATH = Pattern.compile("/?apps/[^/]+/email/?");
 
@@ -29,6 +30,17 @@ public class EmailSettings {
 
     public int maxBytes() {
         return maxBytes;
+    }
+
+    /** Mail is asked before the outbox's limit for every other call. */
+    @Override
+    public int order() {
+        return 0;
+    }
+
+    @Override
+    public Limit limitFor(String path) {
+        return isEmailPath(path) ? new Limit(maxBytes, tooLarge()) : null;
     }
 
     public ApiException tooLarge() {

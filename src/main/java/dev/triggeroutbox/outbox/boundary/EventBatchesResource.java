@@ -1,5 +1,6 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.NewEvent;
@@ -59,7 +60,7 @@ public class EventBatchesResource {
             @HeaderParam("traceparent") List<String> traceparent,
             @HeaderParam("tracestate") List<String> tracestate, JsonValue body) {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
-        Callers.requireApp(caller, app);
+        AppAccess.requireApp(caller, app);
         JsonBody b = JsonBody.of(body, Set.of(Payloads.BATCH_FIELD));
         List<Payloads.Event> read = Payloads.batch(b, body, Payloads.Event.FIELDS, limits).stream()
                 .map(Payloads.Event::read).toList();

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.rest.control.Callers;
@@ -52,7 +53,7 @@ public class EventsResource {
             @HeaderParam("traceparent") List<String> traceparent,
             @HeaderParam("tracestate") List<String> tracestate, JsonValue body) {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
-        Callers.requireApp(caller, app);
+        AppAccess.requireApp(caller, app);
         JsonBody b = JsonBody.of(body, Payloads.Event.FIELDS);
         Payloads.Event event = Payloads.Event.read(b);
         b.validate();

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.UnknownTriggersException;
@@ -67,7 +68,7 @@ public class OutboxBatchesResource {
         b.validate();
         List<ApiException.FieldError> unreachable = new ArrayList<>();
         for (int i = 0; i < read.size(); i++) {
-            if (!Callers.mayReach(caller, read.get(i).app())) {
+            if (!AppAccess.mayReach(caller, read.get(i).app())) {
                 unreachable.add(new ApiException.FieldError(field(i, "appId"), "app " + read.get(i).app() + " not found"));
             }
         }

@@ -1,7 +1,6 @@
 package dev.triggeroutbox.outbox.boundary;
 
-import dev.triggeroutbox.rest.control.Locations;
-import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.control.Cancellations;
 import dev.triggeroutbox.outbox.control.DeliveryAttempts;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
@@ -14,6 +13,8 @@ import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.JsonBody;
+import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.rest.control.Locations;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -79,7 +80,7 @@ public class OutboxResource {
         JsonBody b = JsonBody.of(body, Payloads.Row.FIELDS);
         Payloads.Row read = Payloads.Row.read(b);
         b.validate();
-        Callers.requireApp(caller, read.app());
+        AppAccess.requireApp(caller, read.app());
         String payloadText = read.event().payloadText(limits);
 
         try (CurrentTrace.Scope trace = Payloads.traced(traceparent, tracestate)) {
@@ -103,7 +104,7 @@ public class OutboxResource {
     public JsonObject status(@PathParam("id") String id) throws SQLException {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
         RowStatus.Found found = status.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id));
-        if (!Callers.mayReach(caller, new AppId(found.appId()))) {
+        if (!AppAccess.mayReach(caller, new AppId(found.appId()))) {
             throw ApiException.notFound("outbox row " + id);
         }
         return found.forProducer();
@@ -120,7 +121,7 @@ public class OutboxResource {
     public JsonObject attempts(@PathParam("id") String id) throws SQLException {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
         RowStatus.Found found = status.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id));
-        if (!Callers.mayReach(caller, new AppId(found.appId()))) {
+        if (!AppAccess.mayReach(caller, new AppId(found.appId()))) {
             throw ApiException.notFound("outbox row " + id);
         }
         boolean operator = caller.isUserInRole(Callers.ADMIN);
@@ -161,7 +162,7 @@ public class OutboxResource {
     @Path("{id}/cancel")
     public Response cancel(@PathParam("id") String id) throws SQLException {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
-        Cancellations.Done done = cancellations.cancel(row, app -> Callers.mayReach(caller, app));
+        Cancellations.Done done = cancellations.cancel(row, app -> AppAccess.mayReach(caller, app));
         JsonObject now = status(id);
         String stands = now.getString("status");
         if (done == Cancellations.Done.REQUESTED) {

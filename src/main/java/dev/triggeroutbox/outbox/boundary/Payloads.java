@@ -35,6 +35,12 @@ import java.util.stream.Stream;
 /** The fields every REST producer call shares, how its writes fail, and how a publish answers. */
 public final class Payloads {
 
+    /** Reads the source kind {@code name} of {@code b} by its wire name; an error is collected in {@code b}. */
+    public static SourceKind sourceKind(JsonBody b, String name, boolean required) {
+        return b.parsed(name, required, w -> SourceKind.fromWire(w).orElseThrow(IllegalArgumentException::new),
+                "must be one of " + SourceKind.wireNames());
+    }
+
     /** The event fields of a publish or enqueue body, as read; {@link #payloadText} after the checks. */
     record Event(SourceKind kind, JsonValue payload, ExecutionId root, Integer depth, OffsetDateTime deliverAt,
             String orderingKey) {
@@ -54,7 +60,7 @@ public final class Payloads {
             if (keyProblem != null) {
                 b.error("orderingKey", keyProblem);
             }
-            return new Event(b.sourceKind("sourceKind", true), b.any("payload", true),
+            return new Event(sourceKind(b, "sourceKind", true), b.any("payload", true),
                     b.parsed("rootExecutionId", false, ExecutionId::parse, "must be a UUID"),
                     b.integer("triggerDepth", false, 0, Integer.MAX_VALUE), deliverAt, orderingKey);
         }

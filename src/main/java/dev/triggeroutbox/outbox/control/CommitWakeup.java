@@ -1,30 +1,21 @@
 package dev.triggeroutbox.outbox.control;
 
-import dev.triggeroutbox.dispatch.control.CommitListener;
-import dev.triggeroutbox.dispatch.control.CommitNotifier;
-import dev.triggeroutbox.dispatch.control.DispatchCounters;
-import dev.triggeroutbox.dispatch.control.DrainLoop;
+import dev.triggeroutbox.outbox.entity.RowsCommitted;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import java.util.EnumMap;
 import java.util.Map;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Wakes the dispatchers when a transaction that enqueued commits, so a row does not wait for the next poll,
- * and counts the rows it wrote (metrics). Two wake-ups, both once per transaction however many rows it
- * writes, neither on a rollback:
- * <ul>
- * <li>this node's drain loop, directly, after the commit ({@code outbox.dispatch.wake-on-commit});
- * <li>every node's, through PostgreSQL: after the commit the {@link CommitNotifier} sends one {@code NOTIFY}
- * for all the commits since its last one, which the nodes' {@link CommitListener}s hear
- * ({@code outbox.dispatch.notify}).
- * </ul>
+ * Tells the dispatcher of rows this node committed, so a row does not wait for the next poll: after a
+ * transaction that wrote rows commits, it fires one {@link RowsCommitted} event with what the transaction wrote,
+ * however many writes it made; a rollback fires nothing. An auto-committed write fires at once.
  */
 @ApplicationScoped
 public class CommitWakeup {
@@ -35,17 +26,7 @@ public class CommitWakeup {
     TransactionSynchronizationRegistry registry;
 
     @Inject
-    DrainLoop drainLoop;
-
-    @Inject
-    DispatchCounters counters;
-
-    @Inject
-    @ConfigProperty(name = "outbox.dispatch.wake-on-commit", defaultValue = "true")
-    boolean wakeOnCommit;
-
-    @Inject
-    CommitNotifier notifier;
+    Event<RowsCommitted> committed;
 
     /** Per transaction: what it wrote. */
     private static final class Pending {
@@ -109,10 +90,6 @@ public class CommitWakeup {
     }
 
     private void committed(Map<SourceKind, Integer> counts) {
-        counts.forEach(counters::enqueued);
-        if (wakeOnCommit) {
-            drainLoop.wake();
-        }
-        notifier.committed();
+        committed.fire(new RowsCommitted(counts));
     }
 }

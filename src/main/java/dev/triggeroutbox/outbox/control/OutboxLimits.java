@@ -2,6 +2,7 @@ package dev.triggeroutbox.outbox.control;
 
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.rest.control.BodyLimits;
 import dev.triggeroutbox.rest.control.StorableJson;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -12,7 +13,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Limits every producer (REST or Java) is held to. */
 @ApplicationScoped
-public class OutboxLimits {
+public class OutboxLimits implements BodyLimits {
 
     /** Room for the envelope around a payload in a request body (ids, kind, times). */
     public static final int ENVELOPE_BYTES = 8 * 1024;
@@ -70,6 +71,22 @@ public class OutboxLimits {
     /** The largest request body a batch call reads. */
     public int maxBatchBytes() {
         return maxBatchBytes;
+    }
+
+    /** Asked after the features with paths of their own: this one has a limit for every call. */
+    @Override
+    public int order() {
+        return 100;
+    }
+
+    /** A batch call ({@code …:batch}) reads up to {@link #maxBatchBytes()}, every other call {@link #maxBodyBytes()}. */
+    @Override
+    public Limit limitFor(String path) {
+        if (path.endsWith(":batch")) {
+            return new Limit(maxBatchBytes, new ApiException(413, "payload-too-large", "Payload too large",
+                    "the request body exceeds the limit of " + maxBatchBytes + " bytes for a batch (outbox.max-batch-bytes)"));
+        }
+        return new Limit(maxBodyBytes(), ApiException.tooLarge(maxBodyBytes()));
     }
 
     /** Refuses a batch of the Java API that is empty or over {@code outbox.max-batch-events}. */

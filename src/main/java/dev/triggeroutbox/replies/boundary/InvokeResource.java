@@ -1,8 +1,8 @@
 package dev.triggeroutbox.replies.boundary;
 
-import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.holds.control.Holds;
 import dev.triggeroutbox.outbox.boundary.Payloads;
+import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.AppId;
@@ -16,6 +16,7 @@ import dev.triggeroutbox.replies.control.WaitingInvokes;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.JsonBody;
+import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.triggers.control.Triggers;
 import dev.triggeroutbox.triggers.entity.Trigger;
 import jakarta.annotation.security.RolesAllowed;
@@ -103,7 +104,7 @@ public class InvokeResource {
             @HeaderParam("traceparent") List<String> traceparent, @HeaderParam("tracestate") List<String> tracestate,
             JsonValue body, @Suspended AsyncResponse async) throws SQLException {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
-        Callers.requireApp(caller, app);
+        AppAccess.requireApp(caller, app);
         Trigger trigger = triggers.find(app, Callers.pathId(triggerId, TriggerId::parse, "trigger"))
                 .orElseThrow(() -> ApiException.notFound("trigger " + triggerId));
         long timeout = timeout(timeoutMs);

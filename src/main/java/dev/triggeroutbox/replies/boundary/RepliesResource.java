@@ -1,12 +1,13 @@
 package dev.triggeroutbox.replies.boundary;
 
-import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.replies.control.StoredReplies;
 import dev.triggeroutbox.replies.control.ReplyAnswers;
+import dev.triggeroutbox.replies.control.StoredReplies;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
+import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -43,11 +44,11 @@ public class RepliesResource {
     public Response get(@PathParam("id") String id) throws SQLException {
         UUID replyTo = Callers.pathId(id, OutboxId::parse, "reply").value();
         Optional<StoredReplies.Reply> reply = replies.find(replyTo);
-        if (reply.isPresent() && Callers.mayReach(caller, new AppId(reply.get().appId()))) {
+        if (reply.isPresent() && AppAccess.mayReach(caller, new AppId(reply.get().appId()))) {
             return ReplyAnswers.of(reply.get(), uri.getRequestUri().getRawPath());
         }
         Optional<StoredReplies.Pending> pending = reply.isPresent() ? Optional.empty() : replies.pending(replyTo);
-        if (pending.isPresent() && Callers.mayReach(caller, new AppId(pending.get().appId()))) {
+        if (pending.isPresent() && AppAccess.mayReach(caller, new AppId(pending.get().appId()))) {
             return Response.accepted(Jsons.object().add("id", pending.get().row().toString())
                     .add("replyId", id).add("status", "pending").build()).header("Retry-After", "1").build();
         }

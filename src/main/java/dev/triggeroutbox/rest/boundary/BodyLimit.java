@@ -1,9 +1,10 @@
 package dev.triggeroutbox.rest.boundary;
 
-import dev.triggeroutbox.email.control.EmailSettings;
-import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.rest.control.BodyLimits;
 import dev.triggeroutbox.rest.control.Problems;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -12,31 +13,40 @@ import jakarta.ws.rs.ext.Provider;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Comparator;
+import java.util.List;
 
 /**
  * Refuses oversize bodies with 413 before reading them: at once when Content-Length says so,
- * otherwise (chunked) as soon as the limit is crossed while reading. Batch calls ({@code …:batch}) have a
- * limit of their own, mail another.
+ * otherwise (chunked) as soon as the limit is crossed while reading. The limits are the features' own
+ * ({@link BodyLimits}: batch calls have one, mail another, every other call the outbox's).
  */
 @Provider
 @PreMatching
 public class BodyLimit implements ContainerRequestFilter {
 
     @Inject
-    OutboxLimits limits;
+    Instance<BodyLimits> features;
 
-    @Inject
-    EmailSettings email;
+    private List<BodyLimits> limits;
+
+    @PostConstruct
+    void collect() {
+        limits = features.stream().sorted(Comparator.comparingInt(BodyLimits::order)).toList();
+    }
 
     @Override
     public void filter(ContainerRequestContext request) {
         String path = request.getUriInfo().getPath();
-        boolean mail = email.isEmailPath(path);
-        boolean batch = path.endsWith(":batch");
-        int limit = mail ? email.maxBytes() : batch ? limits.maxBatchBytes() : limits.maxBodyBytes();
-        ApiException tooLarge = mail ? email.tooLarge() : batch ? new ApiException(413, "payload-too-large", "Payload too large",
-                "the request body exceeds the limit of " + limit + " bytes for a batch (outbox.max-batch-bytes)")
-                : ApiException.tooLarge(limit);
+        BodyLimits.Limit found = null;
+        for (int i = 0; found == null && i < limits.size(); i++) {
+            found = limits.get(i).limitFor(path);
+        }
+        if (found == null) {
+            return;
+        }
+        int limit = found.bytes();
+        ApiException tooLarge = found.tooLarge();
         if (request.getLength() > limit) {
             request.abortWith(Problems.response(tooLarge, request.getUriInfo().getRequestUri().getRawPath()));
             return;

@@ -1,13 +1,10 @@
 package dev.triggeroutbox.rest.control;
 
-import dev.triggeroutbox.outbox.entity.AppId;
-import dev.triggeroutbox.platform.CallerGroups;
 import jakarta.ws.rs.core.SecurityContext;
 
 /**
- * Who may reach which app. Admins reach every app; a producer reaches the apps named by its
- * {@code app:<uuid>} groups (the realm maps groups to roles). Any other app answers 404, exactly as
- * an app that does not exist, so a caller learns nothing about other tenants.
+ * The callers of the REST API: the two roles, a caller's name, and ids read from a path. Which apps a caller
+ * reaches is {@code outbox.control.AppAccess}'s concern.
  */
 public final class Callers {
 
@@ -15,16 +12,6 @@ public final class Callers {
     public static final String PRODUCER = "outbox-producer";
 
     private Callers() {
-    }
-
-    public static boolean mayReach(SecurityContext caller, AppId app) {
-        return caller.isUserInRole(ADMIN) || CallerGroups.isMember(caller::isUserInRole, "app:" + app.value());
-    }
-
-    public static void requireApp(SecurityContext caller, AppId app) {
-        if (!mayReach(caller, app)) {
-            throw ApiException.notFound("app " + app);
-        }
     }
 
     public static String name(SecurityContext caller) {

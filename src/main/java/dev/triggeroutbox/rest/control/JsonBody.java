@@ -1,6 +1,5 @@
 package dev.triggeroutbox.rest.control;
 
-import dev.triggeroutbox.outbox.entity.SourceKind;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -132,12 +131,6 @@ public final class JsonBody {
             return null;
         }
         return text;
-    }
-
-    /** A source kind by its wire name. */
-    public SourceKind sourceKind(String name, boolean required) {
-        return parsed(name, required, w -> SourceKind.fromWire(w).orElseThrow(IllegalArgumentException::new),
-                "must be one of " + SourceKind.wireNames());
     }
 
     public UUID uuid(String name, boolean required) {

@@ -1,9 +1,9 @@
 package dev.triggeroutbox.targets.control;
 
-import dev.triggeroutbox.dispatch.entity.ClaimedRow;
-import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.rest.control.Jsons;
-import dev.triggeroutbox.triggers.entity.KafkaKey;
+import dev.triggeroutbox.targets.entity.ClaimedRow;
+import dev.triggeroutbox.targets.entity.DeliveryResult;
+import dev.triggeroutbox.targets.entity.KafkaKey;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;

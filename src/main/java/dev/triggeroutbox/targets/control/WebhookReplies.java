@@ -1,6 +1,6 @@
 package dev.triggeroutbox.targets.control;
 
-import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import dev.triggeroutbox.targets.entity.DeliveryResult;
 import java.time.Instant;
 
 /**

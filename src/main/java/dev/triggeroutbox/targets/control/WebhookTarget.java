@@ -1,9 +1,9 @@
 package dev.triggeroutbox.targets.control;
 
-import dev.triggeroutbox.dispatch.control.DatabaseClock;
-import dev.triggeroutbox.dispatch.control.DispatchSettings;
-import dev.triggeroutbox.dispatch.entity.ClaimedRow;
-import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import dev.triggeroutbox.platform.DatabaseClock;
+import dev.triggeroutbox.targets.entity.ClaimedRow;
+import dev.triggeroutbox.targets.entity.DeliveryResult;
+import dev.triggeroutbox.targets.entity.DispatchLimits;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -44,7 +44,7 @@ public class WebhookTarget implements DeliveryTarget {
     DatabaseClock databaseClock;
 
     @Inject
-    DispatchSettings dispatch;
+    DispatchLimits dispatch;
 
     @Resource
     ManagedThreadFactory threadFactory;

@@ -1,7 +1,9 @@
 package dev.triggeroutbox.triggers.boundary;
 
-import dev.triggeroutbox.rest.control.Locations;
-import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.holds.control.Holds;
+import dev.triggeroutbox.outbox.boundary.Payloads;
+import dev.triggeroutbox.outbox.control.AppAccess;
+import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
@@ -10,17 +12,17 @@ import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.JsonBody;
+import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.targets.control.WebhookSettings;
 import dev.triggeroutbox.targets.control.WebhookSignature;
+import dev.triggeroutbox.targets.entity.KafkaKey;
 import dev.triggeroutbox.triggers.control.TargetRules;
 import dev.triggeroutbox.triggers.control.Triggers;
-import dev.triggeroutbox.triggers.entity.KafkaKey;
 import dev.triggeroutbox.triggers.entity.LanePolicy;
-import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.triggers.entity.Schedule;
+import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.triggers.entity.Trigger;
-import dev.triggeroutbox.holds.control.Holds;
-import dev.triggeroutbox.outbox.control.CommitWakeup;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -93,7 +95,7 @@ public class TriggersResource {
 
     private AppId app() {
         AppId app = Callers.pathId(appIdText, AppId::parse, "app");
-        Callers.requireApp(caller, app);
+        AppAccess.requireApp(caller, app);
         return app;
     }
 
@@ -240,7 +242,7 @@ public class TriggersResource {
 
     private Definition definition(JsonValue body) {
         JsonBody b = JsonBody.of(body, FIELDS);
-        SourceKind kind = b.sourceKind("sourceKind", true);
+        SourceKind kind = Payloads.sourceKind(b, "sourceKind", true);
         ScriptId script = b.parsed("scriptId", false, ScriptId::parse, "must be a UUID");
         Integer maxAttempts = b.integer("maxAttempts", false, 1, 1000);
         Boolean enabled = b.bool("enabled", false);

@@ -2,13 +2,13 @@ package dev.triggeroutbox.triggers.control;
 
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.JsonBody;
-import dev.triggeroutbox.triggers.entity.KafkaKey;
-import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.targets.control.HandlerTarget;
 import dev.triggeroutbox.targets.control.JmsTarget;
 import dev.triggeroutbox.targets.control.KafkaTarget;
 import dev.triggeroutbox.targets.control.WebhookAddressPolicy;
 import dev.triggeroutbox.targets.control.WebhookSettings;
+import dev.triggeroutbox.targets.entity.KafkaKey;
+import dev.triggeroutbox.triggers.entity.TargetType;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;

@@ -4,6 +4,7 @@ import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.targets.entity.KafkaKey;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;

@@ -5,15 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.dispatch.entity.BatchOutcome;
-import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.outbox.control.CancelFilter;
-import dev.triggeroutbox.outbox.control.Cancellations;
 import dev.triggeroutbox.outbox.control.Cancellations.Done;
+import dev.triggeroutbox.outbox.control.Cancellations;
 import dev.triggeroutbox.outbox.control.Cancelling;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.schema.control.Migrations;
+import dev.triggeroutbox.targets.entity.ClaimedRow;
 import io.zonky.test.db.postgres.junit5.EmbeddedPostgresExtension;
 import io.zonky.test.db.postgres.junit5.SingleInstancePostgresExtension;
 import java.sql.Connection;

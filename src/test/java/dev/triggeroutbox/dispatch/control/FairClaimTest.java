@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.schema.control.Migrations;
+import dev.triggeroutbox.targets.entity.ClaimedRow;
 import io.zonky.test.db.postgres.junit5.EmbeddedPostgresExtension;
 import io.zonky.test.db.postgres.junit5.SingleInstancePostgresExtension;
 import java.sql.Connection;

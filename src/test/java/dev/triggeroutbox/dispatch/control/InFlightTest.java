@@ -3,10 +3,10 @@ package dev.triggeroutbox.dispatch.control;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.triggeroutbox.dispatch.entity.ClaimedRow;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.targets.entity.ClaimedRow;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.platform.ServerObjects;
+import dev.triggeroutbox.targets.entity.DeliveryResult;
 import jakarta.jms.IllegalStateRuntimeException;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.InvalidDestinationRuntimeException;

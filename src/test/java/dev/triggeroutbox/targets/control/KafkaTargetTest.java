@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.triggeroutbox.dispatch.entity.ClaimedRow;
-import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.targets.entity.ClaimedRow;
+import dev.triggeroutbox.targets.entity.DeliveryResult;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.triggeroutbox.dispatch.entity.DeliveryResult;
+import dev.triggeroutbox.targets.entity.DeliveryResult;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;

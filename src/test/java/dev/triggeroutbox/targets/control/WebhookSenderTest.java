@@ -8,13 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpServer;
-import dev.triggeroutbox.dispatch.entity.ClaimedRow;
-import dev.triggeroutbox.dispatch.entity.DeliveryResult;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.targets.entity.ClaimedRow;
+import dev.triggeroutbox.targets.entity.DeliveryResult;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;

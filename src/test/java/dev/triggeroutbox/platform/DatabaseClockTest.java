@@ -1,4 +1,4 @@
-package dev.triggeroutbox.dispatch.control;
+package dev.triggeroutbox.platform;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

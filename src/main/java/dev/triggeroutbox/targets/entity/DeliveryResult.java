@@ -1,4 +1,4 @@
-package dev.triggeroutbox.dispatch.entity;
+package dev.triggeroutbox.targets.entity;
 
 import java.time.Duration;
 

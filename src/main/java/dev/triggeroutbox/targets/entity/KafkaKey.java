@@ -1,4 +1,4 @@
-package dev.triggeroutbox.triggers.entity;
+package dev.triggeroutbox.targets.entity;
 
 import java.util.Arrays;
 import java.util.Optional;

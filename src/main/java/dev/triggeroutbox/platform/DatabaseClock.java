@@ -1,4 +1,4 @@
-package dev.triggeroutbox.dispatch.control;
+package dev.triggeroutbox.platform;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
