@@ -1,5 +1,7 @@
 // Small DOM helpers: every text from the API goes in through textContent, never as HTML.
 
+export const $ = (id) => document.getElementById(id);
+
 /** h('tag.class#id', {attr: value, onclick: fn}, child, ...) */
 export function h(spec, attrs = {}, ...children) {
   const [tagAndClasses, id] = spec.split('#');

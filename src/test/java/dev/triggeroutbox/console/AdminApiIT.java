@@ -582,7 +582,7 @@ class AdminApiIT {
     void theConsolePageIsOpenButHoldsNoData() {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
         try {
-            for (String path : List.of("", "index.html", "console/app.js", "console/console.css")) {
+            for (String path : List.of("", "index.html", "console/app.js", "console/pages/overview.js", "console/console.css")) {
                 java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
                         java.net.URI.create(base + path)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
                 assertEquals(200, r.statusCode(), path);
