@@ -3,7 +3,6 @@ package dev.triggeroutbox.rest.boundary;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.BodyLimits;
 import dev.triggeroutbox.rest.control.Problems;
-import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -28,19 +27,24 @@ public class BodyLimit implements ContainerRequestFilter {
     @Inject
     Instance<BodyLimits> features;
 
-    private List<BodyLimits> limits;
+    private volatile List<BodyLimits> limits; // in order, found on first use (providers are made differently per server)
 
-    @PostConstruct
-    void collect() {
-        limits = features.stream().sorted(Comparator.comparingInt(BodyLimits::order)).toList();
+    private List<BodyLimits> limits() {
+        List<BodyLimits> found = limits;
+        if (found == null) {
+            found = features.stream().sorted(Comparator.comparingInt(BodyLimits::order)).toList();
+            limits = found;
+        }
+        return found;
     }
 
     @Override
     public void filter(ContainerRequestContext request) {
         String path = request.getUriInfo().getPath();
+        List<BodyLimits> all = limits();
         BodyLimits.Limit found = null;
-        for (int i = 0; found == null && i < limits.size(); i++) {
-            found = limits.get(i).limitFor(path);
+        for (int i = 0; found == null && i < all.size(); i++) {
+            found = all.get(i).limitFor(path);
         }
         if (found == null) {
             return;
