@@ -21,7 +21,7 @@ import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.targets.control.WebhookTarget;
-import dev.triggeroutbox.triggers.boundary.TriggersResource;
+import dev.triggeroutbox.triggers.boundary.TriggerJson;
 import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.triggers.entity.Trigger;
 import jakarta.annotation.security.RolesAllowed;
@@ -133,7 +133,7 @@ public class AdminResource {
         Map<UUID, TriggerActivity.LastHour> lastHour = triggerActivity.lastHour(page.items().stream().map(t -> t.id().value()).toList());
         JsonArrayBuilder items = Jsons.array();
         for (Trigger t : page.items()) {
-            JsonObjectBuilder item = jakarta.json.Json.createObjectBuilder(TriggersResource.json(t, false));
+            JsonObjectBuilder item = TriggerJson.of(t, false);
             TriggerActivity.LastHour h = lastHour.get(t.id().value());
             JsonObjectBuilder hour = Jsons.object().add("delivered", h.delivered()).add("dead", h.dead());
             item.add("lastHour", h.p50Millis() == null ? hour.addNull("p50Ms").addNull("p99Ms")
