@@ -11,10 +11,12 @@ import dev.triggeroutbox.console.control.RowBrowser;
 import dev.triggeroutbox.console.control.Stats;
 import dev.triggeroutbox.console.control.TriggerActivity;
 import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
+import dev.triggeroutbox.outbox.boundary.RowStateJson;
 import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OrderingKey;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.RowState;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.rest.control.ApiException;
@@ -193,10 +195,10 @@ public class AdminResource {
     @Path("rows/{id}")
     public JsonObject row(@PathParam("id") String id) throws SQLException {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
-        JsonObject status = rowStatus.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id)).json();
-        JsonValue dead = "dead".equals(status.getString("status", ""))
+        RowState status = rowStatus.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id));
+        JsonValue dead = "dead".equals(status.status())
                 ? deadLetters.find(row).map(JsonValue.class::cast).orElse(JsonValue.NULL) : JsonValue.NULL;
-        return Jsons.object().add("row", status).add("deadLetter", dead)
+        return Jsons.object().add("row", RowStateJson.of(status, RowStateJson.View.OPERATOR)).add("deadLetter", dead)
                 .add("audit", audit.page(null, row.value(), AdminParams.MAX_PAGE, null).getJsonArray("items")).build();
     }
 
