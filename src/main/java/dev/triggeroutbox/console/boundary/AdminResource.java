@@ -99,14 +99,13 @@ public class AdminResource {
     @GET
     @Path("stats")
     public JsonObject stats() throws SQLException {
-        // the switch's state beside the totals, so the console shows pause or resume
-        return jakarta.json.Json.createObjectBuilder(stats.totals()).add("paused", dispatcherSwitch.paused()).build();
+        return OverviewJson.totals(stats.totals(), dispatcherSwitch.paused());
     }
 
     @GET
     @Path("activity")
     public JsonObject activity(@QueryParam("minutes") String minutes) throws SQLException {
-        return activity.perMinute(AdminParams.bounded("minutes", minutes, 60, 1, Counts.MINUTES) - 1);
+        return OverviewJson.activity(activity.perMinute(AdminParams.bounded("minutes", minutes, 60, 1, Counts.MINUTES) - 1));
     }
 
     @GET
@@ -117,13 +116,13 @@ public class AdminResource {
             case "appId" -> Activity.By.APP;
             default -> throw new IllegalArgumentException(text);
         }, "must be sourceKind or appId");
-        return activity.breakdown(dimension, AdminParams.limit(limit));
+        return OverviewJson.breakdown(dimension, activity.breakdown(dimension, AdminParams.limit(limit)));
     }
 
     @GET
     @Path("nodes")
     public JsonObject nodes() throws SQLException {
-        return nodes.list();
+        return OverviewJson.nodes(nodes.list());
     }
 
     @GET
