@@ -198,7 +198,7 @@ public class AdminResource {
         JsonValue dead = "dead".equals(status.status())
                 ? deadLetters.find(row).map(JsonValue.class::cast).orElse(JsonValue.NULL) : JsonValue.NULL;
         return Jsons.object().add("row", RowStateJson.of(status, RowStateJson.View.OPERATOR)).add("deadLetter", dead)
-                .add("audit", audit.page(null, row.value(), AdminParams.MAX_PAGE, null).getJsonArray("items")).build();
+                .add("audit", auditItems(audit.page(null, row.value(), AdminParams.MAX_PAGE, null).items())).build();
     }
 
     @GET
@@ -210,7 +210,26 @@ public class AdminResource {
         }
         UUID target = AdminParams.parse("targetId", targetId, UUID::fromString, "must be a UUID");
         Long before = AdminParams.parse("cursor", cursor, Long::parseLong, "is not a cursor from a previous page");
-        return audit.page(action, target, AdminParams.limit(limit), before);
+        AuditLog.Page page = audit.page(action, target, AdminParams.limit(limit), before);
+        JsonObjectBuilder json = Jsons.object().add("items", auditItems(page.items()));
+        return ConsoleJson.add(json, "nextCursor", page.next() == null ? null : page.next().toString()).build();
+    }
+
+    private static JsonArrayBuilder auditItems(List<AuditLog.Entry> entries) {
+        JsonArrayBuilder items = Jsons.array();
+        for (AuditLog.Entry e : entries) {
+            JsonArrayBuilder ids = Jsons.array();
+            e.targetIds().forEach(id -> ids.add(id.toString()));
+            items.add(Jsons.object()
+                    .add("id", e.id())
+                    .add("at", ConsoleJson.utc(e.at()))
+                    .add("principal", e.principal())
+                    .add("action", e.action())
+                    .add("targetIds", ids)
+                    .add("affected", e.affected())
+                    .add("filter", e.filter() == null ? JsonValue.NULL : Jsons.reader(e.filter()).readObject()));
+        }
+        return items;
     }
 
     @POST
