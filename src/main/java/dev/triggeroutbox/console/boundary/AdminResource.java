@@ -196,7 +196,7 @@ public class AdminResource {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
         RowState status = rowStatus.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id));
         JsonValue dead = "dead".equals(status.status())
-                ? deadLetters.find(row).map(JsonValue.class::cast).orElse(JsonValue.NULL) : JsonValue.NULL;
+                ? deadLetters.find(row).<JsonValue>map(DeadLetterJson::kept).orElse(JsonValue.NULL) : JsonValue.NULL;
         return Jsons.object().add("row", RowStateJson.of(status, RowStateJson.View.OPERATOR)).add("deadLetter", dead)
                 .add("audit", auditItems(audit.page(null, row.value(), AdminParams.MAX_PAGE, null).items())).build();
     }

@@ -78,7 +78,7 @@ public class DeadLettersResource {
             @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") String limit,
             @QueryParam("cursor") String cursor) throws SQLException {
         DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, null, orderingKey);
-        return deadLetters.page(filter, AdminParams.limit(limit), AdminParams.cursor(cursor));
+        return DeadLetterJson.page(deadLetters.page(filter, AdminParams.limit(limit), AdminParams.cursor(cursor)));
     }
 
     /**
@@ -93,14 +93,14 @@ public class DeadLettersResource {
             @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") String limit,
             @QueryParam("cursor") String cursor) throws SQLException {
         DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, null, orderingKey);
-        return deadLetters.groups(filter, AdminParams.limit(limit), AdminParams.groupOffset(cursor));
+        return DeadLetterJson.groups(deadLetters.groups(filter, AdminParams.limit(limit), AdminParams.groupOffset(cursor)));
     }
 
     @GET
     @Path("{id}")
     public JsonObject get(@PathParam("id") String id) throws SQLException {
         onlyPostOnReplay(id);
-        return deadLetters.find(Callers.pathId(id, OutboxId::parse, "dead letter"))
+        return deadLetters.find(Callers.pathId(id, OutboxId::parse, "dead letter")).map(DeadLetterJson::kept)
                 .orElseThrow(() -> ApiException.notFound("dead letter " + id));
     }
 
