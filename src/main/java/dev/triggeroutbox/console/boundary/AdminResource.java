@@ -3,7 +3,6 @@ package dev.triggeroutbox.console.boundary;
 import dev.triggeroutbox.console.control.Activity;
 import dev.triggeroutbox.console.control.AllTriggers;
 import dev.triggeroutbox.console.control.AuditLog;
-import dev.triggeroutbox.console.control.ConsoleJson;
 import dev.triggeroutbox.console.control.Counts;
 import dev.triggeroutbox.console.control.DeadLetters;
 import dev.triggeroutbox.console.control.Nodes;
@@ -144,8 +143,7 @@ public class AdminResource {
             }
             items.add(item);
         }
-        JsonObjectBuilder json = Jsons.object().add("items", items);
-        return (page.next() == null ? json.addNull("nextCursor") : json.add("nextCursor", page.next().encode())).build();
+        return ConsoleJson.page(items, page.next() == null ? null : page.next().encode());
     }
 
     /**
@@ -185,8 +183,7 @@ public class AdminResource {
             ConsoleJson.add(json, "orderingKey", r.orderingKey());
             items.add(json.add("createdAt", ConsoleJson.utc(r.createdAt())).add("at", ConsoleJson.utc(r.at())));
         }
-        JsonObjectBuilder json = Jsons.object().add("items", items);
-        return (page.next() == null ? json.addNull("nextCursor") : json.add("nextCursor", page.next().encode())).build();
+        return ConsoleJson.page(items, page.next() == null ? null : page.next().encode());
     }
 
     /** Where a row stands, the dead letter in full when it is dead, and every admin action on it. */
@@ -211,8 +208,7 @@ public class AdminResource {
         UUID target = AdminParams.parse("targetId", targetId, UUID::fromString, "must be a UUID");
         Long before = AdminParams.parse("cursor", cursor, Long::parseLong, "is not a cursor from a previous page");
         AuditLog.Page page = audit.page(action, target, AdminParams.limit(limit), before);
-        JsonObjectBuilder json = Jsons.object().add("items", auditItems(page.items()));
-        return ConsoleJson.add(json, "nextCursor", page.next() == null ? null : page.next().toString()).build();
+        return ConsoleJson.page(auditItems(page.items()), page.next());
     }
 
     private static JsonArrayBuilder auditItems(List<AuditLog.Entry> entries) {

@@ -1,6 +1,5 @@
 package dev.triggeroutbox.console.boundary;
 
-import dev.triggeroutbox.console.control.ConsoleJson;
 import dev.triggeroutbox.console.control.DeadLetters;
 import dev.triggeroutbox.console.entity.DeadLetter;
 import dev.triggeroutbox.console.entity.DeadLetterGroup;
@@ -21,8 +20,7 @@ final class DeadLetterJson {
     static JsonObject page(DeadLetters.Page page) {
         JsonArrayBuilder items = Jsons.array();
         page.items().forEach(d -> items.add(summary(d)));
-        JsonObjectBuilder json = Jsons.object().add("items", items);
-        return ConsoleJson.add(json, "nextCursor", page.next() == null ? null : page.next().encode()).build();
+        return ConsoleJson.page(items, page.next() == null ? null : page.next().encode());
     }
 
     /** The dead letter with everything kept about it, and its trigger's target (null once the trigger is gone). */
@@ -70,8 +68,7 @@ final class DeadLetterJson {
                     .add("sampleError", g.sampleError());
             items.add(ConsoleJson.add(group, "triggerId", uuid(g.triggerId())));
         }
-        JsonObjectBuilder json = Jsons.object().add("items", items);
-        return ConsoleJson.add(json, "nextCursor", groups.nextOffset() == null ? null : groups.nextOffset().toString()).build();
+        return ConsoleJson.page(items, groups.nextOffset());
     }
 
     private static UUID uuid(TriggerId id) {

@@ -1,7 +1,6 @@
 package dev.triggeroutbox.console.boundary;
 
 import dev.triggeroutbox.console.control.Activity;
-import dev.triggeroutbox.console.control.ConsoleJson;
 import dev.triggeroutbox.console.control.Nodes;
 import dev.triggeroutbox.console.control.Stats;
 import dev.triggeroutbox.rest.control.Jsons;
