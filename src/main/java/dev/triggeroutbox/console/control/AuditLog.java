@@ -137,7 +137,7 @@ public class AuditLog implements HousekeepingJob {
     private static Entry entry(ResultSet rs) throws SQLException {
         List<UUID> ids = new ArrayList<>();
         for (Object id : (Object[]) rs.getArray("target_ids").getArray()) {
-            ids.add((UUID) id);
+            ids.add(UUID.fromString(id.toString())); // as the driver gives uuid[] elements, UUID or text
         }
         return new Entry(rs.getLong("id"), rs.getObject("at", OffsetDateTime.class), rs.getString("principal"),
                 rs.getString("action"), ids, rs.getString("filter"), rs.getInt("affected"));
