@@ -1,5 +1,6 @@
 package dev.triggeroutbox.console.boundary;
 
+import dev.triggeroutbox.console.control.DeadLetterFilter;
 import dev.triggeroutbox.console.control.DeadLetters;
 import dev.triggeroutbox.console.entity.DeadLetter;
 import dev.triggeroutbox.console.entity.DeadLetterGroup;
@@ -11,7 +12,10 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.util.UUID;
 
-/** Dead letters as {@code /admin/dead-letters} shows them, and a dead row's under {@code GET /admin/rows/{id}}. */
+/**
+ * Dead letters as {@code /admin/dead-letters} shows them, and a dead row's under {@code GET /admin/rows/{id}}; the
+ * filter of a bulk replay or discard as its audit record keeps it.
+ */
 final class DeadLetterJson {
 
     private DeadLetterJson() {
@@ -69,6 +73,30 @@ final class DeadLetterJson {
             items.add(ConsoleJson.add(group, "triggerId", uuid(g.triggerId())));
         }
         return ConsoleJson.page(items, groups.nextOffset());
+    }
+
+    /** A bulk replay's or discard's filter as the audit record keeps it: the fields given, no nulls. */
+    static JsonObject filter(DeadLetterFilter f) {
+        JsonObjectBuilder json = Jsons.object();
+        if (f.app() != null) {
+            json.add("appId", f.app().toString());
+        }
+        if (f.kind() != null) {
+            json.add("sourceKind", f.kind().wire());
+        }
+        if (f.errorText() != null) {
+            json.add("error", f.errorText());
+        }
+        if (f.trigger() != null) {
+            json.add("triggerId", f.trigger().toString());
+        }
+        if (f.errorGroup() != null) {
+            json.add("errorGroup", f.errorGroup());
+        }
+        if (f.orderingKey() != null) {
+            json.add("orderingKey", f.orderingKey());
+        }
+        return json.build();
     }
 
     private static UUID uuid(TriggerId id) {

@@ -144,7 +144,7 @@ public class DeadLettersResource {
         return idempotency.once(by, key, "POST", uri.getPath(), String.valueOf(body), () -> {
             DeadLetters.Replayed done = Payloads.write(() -> {
                 DeadLetters.Replayed replayed = deadLetters.replayMatching(filter, limit == null ? MAX_BULK : limit, by);
-                audit.record(by, AuditLog.BULK_REPLAY, replayed.ids(), filter.json(), replayed.ids().size());
+                audit.record(by, AuditLog.BULK_REPLAY, replayed.ids(), DeadLetterJson.filter(filter), replayed.ids().size());
                 return replayed;
             });
             wakeup.revived(done.ids().size());
@@ -166,7 +166,7 @@ public class DeadLettersResource {
     public JsonObject discardMatching(JsonValue body) throws SQLException {
         Bulk bulk = bulk(body, "discard");
         DeadLetters.Replayed done = deadLetters.discardMatching(bulk.filter(), bulk.limit() == null ? MAX_BULK : bulk.limit());
-        audit.record(Callers.name(caller), AuditLog.BULK_DISCARD, done.ids(), bulk.filter().json(), done.ids().size());
+        audit.record(Callers.name(caller), AuditLog.BULK_DISCARD, done.ids(), DeadLetterJson.filter(bulk.filter()), done.ids().size());
         JsonArrayBuilder ids = Jsons.array();
         done.ids().forEach(id -> ids.add(id.toString()));
         return Jsons.object().add("discarded", done.ids().size()).add("more", done.more()).add("ids", ids).build();
