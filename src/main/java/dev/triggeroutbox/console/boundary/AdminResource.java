@@ -3,7 +3,6 @@ package dev.triggeroutbox.console.boundary;
 import dev.triggeroutbox.console.control.Activity;
 import dev.triggeroutbox.console.control.AllTriggers;
 import dev.triggeroutbox.console.control.AuditLog;
-import dev.triggeroutbox.console.control.ConsoleJson;
 import dev.triggeroutbox.console.control.Counts;
 import dev.triggeroutbox.console.control.DeadLetters;
 import dev.triggeroutbox.console.control.Nodes;
@@ -11,17 +10,19 @@ import dev.triggeroutbox.console.control.RowBrowser;
 import dev.triggeroutbox.console.control.Stats;
 import dev.triggeroutbox.console.control.TriggerActivity;
 import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
+import dev.triggeroutbox.outbox.boundary.RowStateJson;
 import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OrderingKey;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.RowState;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.targets.control.WebhookTarget;
-import dev.triggeroutbox.triggers.boundary.TriggersResource;
+import dev.triggeroutbox.triggers.boundary.TriggerJson;
 import dev.triggeroutbox.triggers.entity.TargetType;
 import dev.triggeroutbox.triggers.entity.Trigger;
 import jakarta.annotation.security.RolesAllowed;
@@ -97,14 +98,13 @@ public class AdminResource {
     @GET
     @Path("stats")
     public JsonObject stats() throws SQLException {
-        // the switch's state beside the totals, so the console shows pause or resume
-        return jakarta.json.Json.createObjectBuilder(stats.totals()).add("paused", dispatcherSwitch.paused()).build();
+        return OverviewJson.totals(stats.totals(), dispatcherSwitch.paused());
     }
 
     @GET
     @Path("activity")
     public JsonObject activity(@QueryParam("minutes") String minutes) throws SQLException {
-        return activity.perMinute(AdminParams.bounded("minutes", minutes, 60, 1, Counts.MINUTES) - 1);
+        return OverviewJson.activity(activity.perMinute(AdminParams.bounded("minutes", minutes, 60, 1, Counts.MINUTES) - 1));
     }
 
     @GET
@@ -115,13 +115,13 @@ public class AdminResource {
             case "appId" -> Activity.By.APP;
             default -> throw new IllegalArgumentException(text);
         }, "must be sourceKind or appId");
-        return activity.breakdown(dimension, AdminParams.limit(limit));
+        return OverviewJson.breakdown(dimension, activity.breakdown(dimension, AdminParams.limit(limit)));
     }
 
     @GET
     @Path("nodes")
     public JsonObject nodes() throws SQLException {
-        return nodes.list();
+        return OverviewJson.nodes(nodes.list());
     }
 
     @GET
@@ -133,7 +133,7 @@ public class AdminResource {
         Map<UUID, TriggerActivity.LastHour> lastHour = triggerActivity.lastHour(page.items().stream().map(t -> t.id().value()).toList());
         JsonArrayBuilder items = Jsons.array();
         for (Trigger t : page.items()) {
-            JsonObjectBuilder item = jakarta.json.Json.createObjectBuilder(TriggersResource.json(t, false));
+            JsonObjectBuilder item = TriggerJson.of(t, false);
             TriggerActivity.LastHour h = lastHour.get(t.id().value());
             JsonObjectBuilder hour = Jsons.object().add("delivered", h.delivered()).add("dead", h.dead());
             item.add("lastHour", h.p50Millis() == null ? hour.addNull("p50Ms").addNull("p99Ms")
@@ -143,8 +143,7 @@ public class AdminResource {
             }
             items.add(item);
         }
-        JsonObjectBuilder json = Jsons.object().add("items", items);
-        return (page.next() == null ? json.addNull("nextCursor") : json.add("nextCursor", page.next().encode())).build();
+        return ConsoleJson.page(items, page.next() == null ? null : page.next().encode());
     }
 
     /**
@@ -184,8 +183,7 @@ public class AdminResource {
             ConsoleJson.add(json, "orderingKey", r.orderingKey());
             items.add(json.add("createdAt", ConsoleJson.utc(r.createdAt())).add("at", ConsoleJson.utc(r.at())));
         }
-        JsonObjectBuilder json = Jsons.object().add("items", items);
-        return (page.next() == null ? json.addNull("nextCursor") : json.add("nextCursor", page.next().encode())).build();
+        return ConsoleJson.page(items, page.next() == null ? null : page.next().encode());
     }
 
     /** Where a row stands, the dead letter in full when it is dead, and every admin action on it. */
@@ -193,11 +191,11 @@ public class AdminResource {
     @Path("rows/{id}")
     public JsonObject row(@PathParam("id") String id) throws SQLException {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
-        JsonObject status = rowStatus.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id)).json();
-        JsonValue dead = "dead".equals(status.getString("status", ""))
-                ? deadLetters.find(row).map(JsonValue.class::cast).orElse(JsonValue.NULL) : JsonValue.NULL;
-        return Jsons.object().add("row", status).add("deadLetter", dead)
-                .add("audit", audit.page(null, row.value(), AdminParams.MAX_PAGE, null).getJsonArray("items")).build();
+        RowState status = rowStatus.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id));
+        JsonValue dead = "dead".equals(status.status())
+                ? deadLetters.find(row).<JsonValue>map(DeadLetterJson::kept).orElse(JsonValue.NULL) : JsonValue.NULL;
+        return Jsons.object().add("row", RowStateJson.of(status, RowStateJson.View.OPERATOR)).add("deadLetter", dead)
+                .add("audit", auditItems(audit.page(null, row.value(), AdminParams.MAX_PAGE, null).items())).build();
     }
 
     @GET
@@ -209,7 +207,25 @@ public class AdminResource {
         }
         UUID target = AdminParams.parse("targetId", targetId, UUID::fromString, "must be a UUID");
         Long before = AdminParams.parse("cursor", cursor, Long::parseLong, "is not a cursor from a previous page");
-        return audit.page(action, target, AdminParams.limit(limit), before);
+        AuditLog.Page page = audit.page(action, target, AdminParams.limit(limit), before);
+        return ConsoleJson.page(auditItems(page.items()), page.next());
+    }
+
+    private static JsonArrayBuilder auditItems(List<AuditLog.Entry> entries) {
+        JsonArrayBuilder items = Jsons.array();
+        for (AuditLog.Entry e : entries) {
+            JsonArrayBuilder ids = Jsons.array();
+            e.targetIds().forEach(id -> ids.add(id.toString()));
+            items.add(Jsons.object()
+                    .add("id", e.id())
+                    .add("at", ConsoleJson.utc(e.at()))
+                    .add("principal", e.principal())
+                    .add("action", e.action())
+                    .add("targetIds", ids)
+                    .add("affected", e.affected())
+                    .add("filter", e.filter() == null ? JsonValue.NULL : Jsons.reader(e.filter()).readObject()));
+        }
+        return items;
     }
 
     @POST

@@ -78,7 +78,7 @@ public class DeadLettersResource {
             @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") String limit,
             @QueryParam("cursor") String cursor) throws SQLException {
         DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, null, orderingKey);
-        return deadLetters.page(filter, AdminParams.limit(limit), AdminParams.cursor(cursor));
+        return DeadLetterJson.page(deadLetters.page(filter, AdminParams.limit(limit), AdminParams.cursor(cursor)));
     }
 
     /**
@@ -93,14 +93,14 @@ public class DeadLettersResource {
             @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") String limit,
             @QueryParam("cursor") String cursor) throws SQLException {
         DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, null, orderingKey);
-        return deadLetters.groups(filter, AdminParams.limit(limit), AdminParams.groupOffset(cursor));
+        return DeadLetterJson.groups(deadLetters.groups(filter, AdminParams.limit(limit), AdminParams.groupOffset(cursor)));
     }
 
     @GET
     @Path("{id}")
     public JsonObject get(@PathParam("id") String id) throws SQLException {
         onlyPostOnReplay(id);
-        return deadLetters.find(Callers.pathId(id, OutboxId::parse, "dead letter"))
+        return deadLetters.find(Callers.pathId(id, OutboxId::parse, "dead letter")).map(DeadLetterJson::kept)
                 .orElseThrow(() -> ApiException.notFound("dead letter " + id));
     }
 
@@ -144,7 +144,7 @@ public class DeadLettersResource {
         return idempotency.once(by, key, "POST", uri.getPath(), String.valueOf(body), () -> {
             DeadLetters.Replayed done = Payloads.write(() -> {
                 DeadLetters.Replayed replayed = deadLetters.replayMatching(filter, limit == null ? MAX_BULK : limit, by);
-                audit.record(by, AuditLog.BULK_REPLAY, replayed.ids(), filter.json(), replayed.ids().size());
+                audit.record(by, AuditLog.BULK_REPLAY, replayed.ids(), DeadLetterJson.filter(filter), replayed.ids().size());
                 return replayed;
             });
             wakeup.revived(done.ids().size());
@@ -166,7 +166,7 @@ public class DeadLettersResource {
     public JsonObject discardMatching(JsonValue body) throws SQLException {
         Bulk bulk = bulk(body, "discard");
         DeadLetters.Replayed done = deadLetters.discardMatching(bulk.filter(), bulk.limit() == null ? MAX_BULK : bulk.limit());
-        audit.record(Callers.name(caller), AuditLog.BULK_DISCARD, done.ids(), bulk.filter().json(), done.ids().size());
+        audit.record(Callers.name(caller), AuditLog.BULK_DISCARD, done.ids(), DeadLetterJson.filter(bulk.filter()), done.ids().size());
         JsonArrayBuilder ids = Jsons.array();
         done.ids().forEach(id -> ids.add(id.toString()));
         return Jsons.object().add("discarded", done.ids().size()).add("more", done.more()).add("ids", ids).build();

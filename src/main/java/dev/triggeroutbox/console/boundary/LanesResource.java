@@ -1,7 +1,6 @@
 package dev.triggeroutbox.console.boundary;
 
 import dev.triggeroutbox.console.control.AuditLog;
-import dev.triggeroutbox.console.control.ConsoleJson;
 import dev.triggeroutbox.console.control.Lanes;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.entity.AppId;

@@ -1,21 +1,31 @@
 package dev.triggeroutbox.console.boundary;
 
 import dev.triggeroutbox.console.control.Lineage;
+import dev.triggeroutbox.console.entity.Cascade;
+import dev.triggeroutbox.outbox.boundary.RowStateJson;
 import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
+import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.RowState;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
+import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code /admin/lineage/{rootExecutionId}}: the cascade that one execution started, as a tree of
@@ -37,11 +47,48 @@ public class LineageResource {
     @Path("{rootExecutionId}")
     public JsonObject lineage(@PathParam("rootExecutionId") String rootText) throws SQLException {
         ExecutionId root = Callers.pathId(rootText, ExecutionId::parse, "execution");
-        List<JsonObject> cascade = rows.cascade(root, MAX_ROWS + 1);
+        List<RowState> cascade = rows.cascade(root, MAX_ROWS + 1);
         if (cascade.isEmpty()) {
             throw ApiException.notFound("execution " + rootText);
         }
         boolean truncated = cascade.size() > MAX_ROWS;
-        return Lineage.tree(root.toString(), truncated ? cascade.subList(0, MAX_ROWS) : cascade, truncated);
+        return json(Lineage.tree(root, truncated ? cascade.subList(0, MAX_ROWS) : cascade, truncated));
+    }
+
+    static JsonObject json(Cascade c) {
+        JsonArrayBuilder tree = Jsons.array();
+        c.roots().forEach(top -> tree.add(node(top, c)));
+        JsonObjectBuilder counts = Jsons.object();
+        c.byStatus().forEach(counts::add);
+        return Jsons.object()
+                .add("rootExecutionId", c.root().toString())
+                .add("rows", c.rows())
+                .add("truncated", c.truncated())
+                .add("maxDepth", c.maxDepth())
+                .add("byStatus", counts)
+                .add("tree", tree)
+                .build();
+    }
+
+    /** A row and, below it, the rows it wrote; iterative so a deep cascade cannot overflow the stack. */
+    private static JsonObject node(RowState top, Cascade c) {
+        // post-order: build children before their parent
+        List<RowState> order = new ArrayList<>();
+        List<RowState> stack = new ArrayList<>(List.of(top));
+        while (!stack.isEmpty()) {
+            RowState r = stack.remove(stack.size() - 1);
+            order.add(r);
+            stack.addAll(c.children(r));
+        }
+        Map<OutboxId, JsonObject> built = new HashMap<>();
+        for (int i = order.size() - 1; i >= 0; i--) {
+            RowState r = order.get(i);
+            JsonArrayBuilder kids = Jsons.array();
+            c.children(r).forEach(k -> kids.add(built.remove(k.id())));
+            JsonObjectBuilder n = RowStateJson.of(r, RowStateJson.View.OPERATOR);
+            n = r.parentId() == null ? n.addNull("parentId") : n.add("parentId", r.parentId().toString());
+            built.put(r.id(), n.add("children", kids).build());
+        }
+        return built.get(top.id());
     }
 }

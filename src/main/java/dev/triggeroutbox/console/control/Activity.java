@@ -1,15 +1,15 @@
 package dev.triggeroutbox.console.control;
 
-import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.JsonArrayBuilder;
-import jakarta.json.JsonObject;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -24,21 +24,20 @@ public class Activity {
     @Inject
     Counts counts;
 
+    /** What the history shows finished in one minute (starting at {@code minute}, UTC). */
+    public record Minute(OffsetDateTime minute, Counts.Finished finished) {
+    }
+
     /** The last {@code minutes} whole minutes plus the current one, oldest first, empty minutes included. */
-    public JsonObject perMinute(int minutes) throws SQLException {
+    public List<Minute> perMinute(int minutes) throws SQLException {
         Counts.Snapshot snapshot = counts.snapshot();
-        JsonArrayBuilder items = Jsons.array();
+        List<Minute> items = new ArrayList<>();
         Counts.Finished[] all = snapshot.minutes();
         for (int i = all.length - 1 - minutes; i < all.length; i++) {
             long minute = snapshot.currentMinute() - (all.length - 1 - i);
-            items.add(Jsons.object()
-                    .add("minute", ConsoleJson.utc(Instant.ofEpochSecond(minute * 60).atOffset(ZoneOffset.UTC)))
-                    .add("delivered", all[i].delivered())
-                    .add("dead", all[i].dead())
-                    .add("failedAttempts", all[i].failedAttempts())
-                    .add("cancelled", all[i].cancelled()));
+            items.add(new Minute(Instant.ofEpochSecond(minute * 60).atOffset(ZoneOffset.UTC), all[i]));
         }
-        return Jsons.object().add("items", items).build();
+        return items;
     }
 
     /** How the work splits up by one dimension. */
@@ -56,17 +55,25 @@ public class Activity {
             }
         };
 
-        final String field;
+        private final String field;
 
         By(String field) {
             this.field = field;
         }
 
+        /** The name of the dimension, as {@code ?by=} takes it and each line of a breakdown is keyed. */
+        public String field() {
+            return field;
+        }
+
         abstract String of(Counts.Group g);
     }
 
-    /** One line of a breakdown: {@code waiting} is pending and scheduled, {@code inFlight} under a lease. */
-    private record Line(String key, long waiting, long inFlight, long dead, long delivered, long deadLettered,
+    /**
+     * One line of a breakdown: {@code key} is the app or source kind; {@code waiting} is pending, scheduled and held,
+     * {@code inFlight} under a lease, {@code dead} dead letters; the rest finished in the last hour.
+     */
+    public record Line(String key, long waiting, long inFlight, long dead, long delivered, long deadLettered,
             long cancelled) {
         Line plus(Line o) {
             return new Line(key, waiting + o.waiting, inFlight + o.inFlight, dead + o.dead, delivered + o.delivered,
@@ -82,7 +89,7 @@ public class Activity {
      * Rows waiting and dead, and rows finished in the last hour (this minute and the 59 before it), per
      * source kind or app: the {@code limit} busiest first.
      */
-    public JsonObject breakdown(By by, int limit) throws SQLException {
+    public List<Line> breakdown(By by, int limit) throws SQLException {
         Counts.Snapshot snapshot = counts.snapshot();
         Map<String, Line> lines = new HashMap<>();
         for (Counts.Live l : snapshot.live()) {
@@ -93,18 +100,9 @@ public class Activity {
             String key = by.of(group);
             lines.merge(key, new Line(key, 0, 0, 0, f.delivered(), f.dead(), f.cancelled()), Line::plus);
         });
-        JsonArrayBuilder items = Jsons.array();
-        lines.values().stream()
+        return lines.values().stream()
                 .sorted(Comparator.comparingLong(Line::weight).reversed().thenComparing(Line::key))
                 .limit(limit)
-                .forEach(l -> items.add(Jsons.object()
-                        .add(by.field, l.key())
-                        .add("waiting", l.waiting())
-                        .add("inFlight", l.inFlight())
-                        .add("dead", l.dead())
-                        .add("deliveredLastHour", l.delivered())
-                        .add("deadLetteredLastHour", l.deadLettered())
-                        .add("cancelledLastHour", l.cancelled())));
-        return Jsons.object().add("items", items).build();
+                .toList();
     }
 }

@@ -1,12 +1,9 @@
 package dev.triggeroutbox.console.control;
 
 import dev.triggeroutbox.platform.HousekeepingJob;
-import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonObjectBuilder;
 import jakarta.transaction.Transactional;
 import java.sql.Array;
 import java.sql.Connection;
@@ -15,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -93,8 +91,17 @@ public class AuditLog implements HousekeepingJob {
                 """, PRUNE_CHUNK);
     }
 
+    /** One admin action; {@code filter} is the stored JSON text of the filter it applied (null: none). */
+    public record Entry(long id, OffsetDateTime at, String principal, String action, List<UUID> targetIds, String filter,
+            int affected) {
+    }
+
+    /** A page, and the id the next one starts before (null: none). */
+    public record Page(List<Entry> items, Long next) {
+    }
+
     /** Newest first; {@code before} is the id where the previous page ended. */
-    public JsonObject page(String action, UUID target, int limit, Long before) throws SQLException {
+    public Page page(String action, UUID target, int limit, Long before) throws SQLException {
         String sql = """
                 SELECT id, at, principal, action, target_ids, filter::text AS filter, affected
                 FROM admin_audit
@@ -112,8 +119,7 @@ public class AuditLog implements HousekeepingJob {
             ps.setObject(5, before, Types.BIGINT);
             ps.setObject(6, before, Types.BIGINT);
             ps.setInt(7, limit + 1);
-            JsonArrayBuilder items = Jsons.array();
-            long last = 0;
+            List<Entry> items = new ArrayList<>();
             boolean more = false;
             try (ResultSet rs = ps.executeQuery()) {
                 for (int n = 0; rs.next(); n++) {
@@ -121,32 +127,19 @@ public class AuditLog implements HousekeepingJob {
                         more = true;
                         break;
                     }
-                    last = rs.getLong("id");
-                    items.add(json(rs));
+                    items.add(entry(rs));
                 }
             }
-            return ConsoleJson.add(Jsons.object().add("items", items), "nextCursor", more ? Long.toString(last) : null).build();
+            return new Page(items, more ? items.get(items.size() - 1).id() : null);
         }
     }
 
-    private static JsonObject json(ResultSet rs) throws SQLException {
-        JsonArrayBuilder ids = Jsons.array();
+    private static Entry entry(ResultSet rs) throws SQLException {
+        List<UUID> ids = new ArrayList<>();
         for (Object id : (Object[]) rs.getArray("target_ids").getArray()) {
-            ids.add(id.toString());
+            ids.add(UUID.fromString(id.toString())); // as the driver gives uuid[] elements, UUID or text
         }
-        JsonObjectBuilder json = Jsons.object()
-                .add("id", rs.getLong("id"))
-                .add("at", ConsoleJson.utc(rs.getObject("at", OffsetDateTime.class)))
-                .add("principal", rs.getString("principal"))
-                .add("action", rs.getString("action"))
-                .add("targetIds", ids)
-                .add("affected", rs.getInt("affected"));
-        String filter = rs.getString("filter");
-        if (filter == null) {
-            json.addNull("filter");
-        } else {
-            json.add("filter", Jsons.reader(filter).readObject());
-        }
-        return json.build();
+        return new Entry(rs.getLong("id"), rs.getObject("at", OffsetDateTime.class), rs.getString("principal"),
+                rs.getString("action"), ids, rs.getString("filter"), rs.getInt("affected"));
     }
 }

@@ -3,9 +3,6 @@ package dev.triggeroutbox.console.control;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
-import dev.triggeroutbox.rest.control.Jsons;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonObjectBuilder;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
@@ -61,29 +58,5 @@ public record DeadLetterFilter(AppId app, SourceKind kind, String errorText, Tri
         ps.setString(first + 10, orderingKey);
         ps.setString(first + 11, orderingKey);
         return first + 12;
-    }
-
-    /** As the audit record keeps it. */
-    public JsonObject json() {
-        JsonObjectBuilder json = Jsons.object();
-        if (app != null) {
-            json.add("appId", app.toString());
-        }
-        if (kind != null) {
-            json.add("sourceKind", kind.wire());
-        }
-        if (errorText != null) {
-            json.add("error", errorText);
-        }
-        if (trigger != null) {
-            json.add("triggerId", trigger.toString());
-        }
-        if (errorGroup != null) {
-            json.add("errorGroup", errorGroup);
-        }
-        if (orderingKey != null) {
-            json.add("orderingKey", orderingKey);
-        }
-        return json.build();
     }
 }

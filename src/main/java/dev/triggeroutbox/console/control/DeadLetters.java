@@ -1,12 +1,15 @@
 package dev.triggeroutbox.console.control;
 
+import dev.triggeroutbox.console.entity.DeadLetter;
+import dev.triggeroutbox.console.entity.DeadLetterGroup;
+import dev.triggeroutbox.console.entity.KeptDeadLetter;
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.outbox.entity.ScriptId;
+import dev.triggeroutbox.outbox.entity.TriggerId;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.JsonArrayBuilder;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonObjectBuilder;
 import jakarta.transaction.Transactional;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,6 +34,14 @@ public class DeadLetters {
     public record Replayed(List<UUID> ids, boolean more) {
     }
 
+    /** A page of dead letters, and where the next starts (null: none). */
+    public record Page(List<DeadLetter> items, PageCursor next) {
+    }
+
+    /** A page of groups, and the offset the next starts at (null: none). */
+    public record Groups(List<DeadLetterGroup> items, Integer nextOffset) {
+    }
+
     /** The most groups one page holds, and the furthest a page may start: groups are counted anew for each page. */
     public static final int MAX_GROUP_OFFSET = 100_000;
 
@@ -45,7 +56,7 @@ public class DeadLetters {
      */
     public static final long PAGE_PAYLOAD_BYTES = 4L << 20;
 
-    public JsonObject page(DeadLetterFilter filter, int limit, PageCursor after) throws SQLException {
+    public Page page(DeadLetterFilter filter, int limit, PageCursor after) throws SQLException {
         return page(filter, limit, after, PAGE_PAYLOAD_BYTES);
     }
 
@@ -54,7 +65,7 @@ public class DeadLetters {
      * {@code maxPayloadBytes}. Rows after that one come without their payload (never read into memory):
      * the first of them only says that another page exists.
      */
-    JsonObject page(DeadLetterFilter filter, int limit, PageCursor after, long maxPayloadBytes) throws SQLException {
+    Page page(DeadLetterFilter filter, int limit, PageCursor after, long maxPayloadBytes) throws SQLException {
         String sql = """
                 SELECT id, app_id, source_kind, trigger_id, root_execution_id, trigger_depth, attempt_count,
                        last_error, created_at, dead_at, ordering_key,
@@ -83,8 +94,7 @@ public class DeadLetters {
             ps.setObject(i + 1, after == null ? null : after.at(), Types.TIMESTAMP_WITH_TIMEZONE);
             ps.setObject(i + 2, after == null ? null : after.id(), Types.OTHER);
             ps.setInt(i + 3, limit + 1);
-            JsonArrayBuilder items = Jsons.array();
-            PageCursor last = null;
+            List<DeadLetter> items = new ArrayList<>();
             boolean more = false;
             try (ResultSet rs = ps.executeQuery()) {
                 for (int n = 0; rs.next(); n++) {
@@ -92,17 +102,16 @@ public class DeadLetters {
                         more = true; // the extra row only says that another page exists
                         break;
                     }
-                    items.add(summary(rs).build());
-                    last = new PageCursor(rs.getObject("dead_at", OffsetDateTime.class), rs.getObject("id", UUID.class));
+                    items.add(summary(rs));
                 }
             }
-            JsonObjectBuilder page = Jsons.object().add("items", items);
-            return ConsoleJson.add(page, "nextCursor", more ? last.encode() : null).build();
+            DeadLetter last = more ? items.get(items.size() - 1) : null;
+            return new Page(items, last == null ? null : new PageCursor(last.deadAt(), last.id().value()));
         }
     }
 
     /** One dead letter with everything kept about it, and its trigger's target when the trigger still exists. */
-    public Optional<JsonObject> find(OutboxId id) throws SQLException {
+    public Optional<KeptDeadLetter> find(OutboxId id) throws SQLException {
         String sql = """
                 SELECT d.id, d.app_id, d.source_kind, d.trigger_id, d.root_execution_id, d.trigger_depth,
                        d.attempt_count, d.last_error, d.created_at, d.dead_at, d.ordering_key, d.payload::text AS payload,
@@ -117,37 +126,22 @@ public class DeadLetters {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                JsonObjectBuilder json = summary(rs);
-                ConsoleJson.add(json, "scriptId", rs.getObject("script_id", UUID.class));
-                ConsoleJson.add(json, "replyTo", rs.getObject("reply_to", UUID.class));
-                ConsoleJson.add(json, "originPrincipal", rs.getString("origin_principal"));
-                ConsoleJson.add(json, "deadBy", rs.getString("dead_by"));
-                ConsoleJson.add(json, "maxAttempts", (Integer) rs.getObject("max_attempts"));
-                if (rs.getString("target_type") == null) {
-                    json.addNull("trigger");
-                } else {
-                    json.add("trigger", Jsons.object().add("targetType", rs.getString("target_type"))
-                            .add("target", rs.getString("target")).add("enabled", rs.getBoolean("trigger_enabled")));
-                }
-                return Optional.of(json.build());
+                String targetType = rs.getString("target_type");
+                return Optional.of(new KeptDeadLetter(summary(rs), ScriptId.ofNullable(rs.getObject("script_id", UUID.class)),
+                        rs.getObject("reply_to", UUID.class), rs.getString("origin_principal"), rs.getString("dead_by"),
+                        (Integer) rs.getObject("max_attempts"), targetType == null ? null
+                                : new KeptDeadLetter.Target(targetType, rs.getString("target"), rs.getBoolean("trigger_enabled"))));
             }
         }
     }
 
-    private static JsonObjectBuilder summary(ResultSet rs) throws SQLException {
-        JsonObjectBuilder json = Jsons.object()
-                .add("id", rs.getObject("id", UUID.class).toString())
-                .add("appId", rs.getObject("app_id", UUID.class).toString())
-                .add("sourceKind", rs.getString("source_kind"))
-                .add("attemptCount", rs.getInt("attempt_count"))
-                .add("triggerDepth", rs.getInt("trigger_depth"))
-                .add("lastError", rs.getString("last_error"))
-                .add("createdAt", ConsoleJson.utc(rs.getObject("created_at", OffsetDateTime.class)))
-                .add("deadAt", ConsoleJson.utc(rs.getObject("dead_at", OffsetDateTime.class)));
-        ConsoleJson.add(json, "triggerId", rs.getObject("trigger_id", UUID.class));
-        ConsoleJson.add(json, "rootExecutionId", rs.getObject("root_execution_id", UUID.class));
-        ConsoleJson.add(json, "orderingKey", rs.getString("ordering_key"));
-        return json.add("payload", Jsons.reader(rs.getString("payload")).readValue());
+    private static DeadLetter summary(ResultSet rs) throws SQLException {
+        return new DeadLetter(new OutboxId(rs.getObject("id", UUID.class)), new AppId(rs.getObject("app_id", UUID.class)),
+                rs.getString("source_kind"), rs.getInt("attempt_count"), rs.getInt("trigger_depth"),
+                rs.getString("last_error"), rs.getObject("created_at", OffsetDateTime.class),
+                rs.getObject("dead_at", OffsetDateTime.class), TriggerId.ofNullable(rs.getObject("trigger_id", UUID.class)),
+                ExecutionId.ofNullable(rs.getObject("root_execution_id", UUID.class)), rs.getString("ordering_key"),
+                rs.getString("payload"));
     }
 
     /**
@@ -237,7 +231,7 @@ public class DeadLetters {
      * {@code offset} groups are skipped (the next page's cursor); the groups are counted anew for each page, so a page
      * taken while rows die or are replayed may repeat or miss a group.
      */
-    public JsonObject groups(DeadLetterFilter filter, int limit, int offset) throws SQLException {
+    public Groups groups(DeadLetterFilter filter, int limit, int offset) throws SQLException {
         String sql = """
                 WITH g AS (
                     SELECT app_id, trigger_id, source_kind, outbox_error_group(last_error) AS error_group,
@@ -263,7 +257,7 @@ public class DeadLetters {
             int i = filter.bind(ps, 1);
             ps.setInt(i, limit + 1);
             ps.setInt(i + 1, offset);
-            JsonArrayBuilder items = Jsons.array();
+            List<DeadLetterGroup> items = new ArrayList<>();
             boolean more = false;
             try (ResultSet rs = ps.executeQuery()) {
                 for (int n = 0; rs.next(); n++) {
@@ -271,21 +265,14 @@ public class DeadLetters {
                         more = true;
                         break;
                     }
-                    JsonObjectBuilder group = Jsons.object()
-                            .add("appId", rs.getObject("app_id", UUID.class).toString())
-                            .add("sourceKind", rs.getString("source_kind"))
-                            .add("errorGroup", rs.getString("error_group"))
-                            .add("count", rs.getLong("n"))
-                            .add("firstSeen", ConsoleJson.utc(rs.getObject("first_seen", OffsetDateTime.class)))
-                            .add("lastSeen", ConsoleJson.utc(rs.getObject("last_seen", OffsetDateTime.class)))
-                            .add("sampleId", rs.getObject("sample_id", UUID.class).toString())
-                            .add("sampleError", rs.getString("sample_error"));
-                    ConsoleJson.add(group, "triggerId", rs.getObject("trigger_id", UUID.class));
-                    items.add(group);
+                    items.add(new DeadLetterGroup(new AppId(rs.getObject("app_id", UUID.class)),
+                            TriggerId.ofNullable(rs.getObject("trigger_id", UUID.class)), rs.getString("source_kind"),
+                            rs.getString("error_group"), rs.getLong("n"), rs.getObject("first_seen", OffsetDateTime.class),
+                            rs.getObject("last_seen", OffsetDateTime.class), new OutboxId(rs.getObject("sample_id", UUID.class)),
+                            rs.getString("sample_error")));
                 }
             }
-            JsonObjectBuilder page = Jsons.object().add("items", items);
-            return ConsoleJson.add(page, "nextCursor", more && offset + limit <= MAX_GROUP_OFFSET ? Integer.toString(offset + limit) : null).build();
+            return new Groups(items, more && offset + limit <= MAX_GROUP_OFFSET ? offset + limit : null);
         }
     }
 

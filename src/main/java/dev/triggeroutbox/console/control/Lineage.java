@@ -1,16 +1,16 @@
 package dev.triggeroutbox.console.control;
 
-import dev.triggeroutbox.rest.control.Jsons;
-import jakarta.json.JsonArrayBuilder;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonObjectBuilder;
-import jakarta.json.JsonString;
-import jakarta.json.JsonValue;
+import dev.triggeroutbox.console.entity.Cascade;
+import dev.triggeroutbox.outbox.entity.ExecutionId;
+import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.RowState;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The rows of one cascade as a tree: each row under the row whose delivery wrote it. A row whose
@@ -23,59 +23,26 @@ public final class Lineage {
     }
 
     /**
-     * @param rows      the cascade's rows in creation order, each with {@code id} and {@code parentId}
+     * @param rows      the cascade's rows in creation order
      * @param truncated whether more rows exist than were read
      */
-    public static JsonObject tree(String rootExecutionId, List<JsonObject> rows, boolean truncated) {
-        Map<String, JsonObject> byId = new LinkedHashMap<>();
-        Map<String, List<String>> children = new HashMap<>();
-        List<String> tops = new ArrayList<>();
-        rows.forEach(r -> byId.put(r.getString("id"), r));
+    public static Cascade tree(ExecutionId root, List<RowState> rows, boolean truncated) {
+        Set<OutboxId> ids = new HashSet<>();
+        rows.forEach(r -> ids.add(r.id()));
+        Map<OutboxId, List<RowState>> children = new HashMap<>();
+        List<RowState> tops = new ArrayList<>();
         int maxDepth = 0;
         Map<String, Integer> byStatus = new LinkedHashMap<>();
-        for (JsonObject r : rows) {
-            String parent = r.get("parentId") instanceof JsonString p ? p.getString() : null;
-            if (parent != null && byId.containsKey(parent) && !parent.equals(r.getString("id"))) {
-                children.computeIfAbsent(parent, k -> new ArrayList<>()).add(r.getString("id"));
+        for (RowState r : rows) {
+            OutboxId parent = r.parentId();
+            if (parent != null && ids.contains(parent) && !parent.equals(r.id())) {
+                children.computeIfAbsent(parent, k -> new ArrayList<>()).add(r);
             } else {
-                tops.add(r.getString("id"));
+                tops.add(r);
             }
-            maxDepth = Math.max(maxDepth, r.getInt("triggerDepth"));
-            byStatus.merge(r.getString("status"), 1, Integer::sum);
+            maxDepth = Math.max(maxDepth, r.triggerDepth());
+            byStatus.merge(r.status(), 1, Integer::sum);
         }
-        JsonArrayBuilder tree = Jsons.array();
-        tops.forEach(id -> tree.add(node(id, byId, children)));
-        JsonObjectBuilder counts = Jsons.object();
-        byStatus.forEach(counts::add);
-        return Jsons.object()
-                .add("rootExecutionId", rootExecutionId)
-                .add("rows", rows.size())
-                .add("truncated", truncated)
-                .add("maxDepth", maxDepth)
-                .add("byStatus", counts)
-                .add("tree", tree)
-                .build();
-    }
-
-    /** A row and, below it, the rows it wrote; iterative so a deep cascade cannot overflow the stack. */
-    private static JsonObject node(String top, Map<String, JsonObject> byId, Map<String, List<String>> children) {
-        // post-order: build children before their parent
-        List<String> order = new ArrayList<>();
-        List<String> stack = new ArrayList<>(List.of(top));
-        while (!stack.isEmpty()) {
-            String id = stack.remove(stack.size() - 1);
-            order.add(id);
-            stack.addAll(children.getOrDefault(id, List.of()));
-        }
-        Map<String, JsonObject> built = new HashMap<>();
-        for (int i = order.size() - 1; i >= 0; i--) {
-            String id = order.get(i);
-            JsonArrayBuilder kids = Jsons.array();
-            children.getOrDefault(id, List.of()).forEach(k -> kids.add(built.remove(k)));
-            JsonObjectBuilder n = Jsons.object();
-            byId.get(id).forEach((k, v) -> n.add(k, v == null ? JsonValue.NULL : v));
-            built.put(id, n.add("children", kids).build());
-        }
-        return built.get(top);
+        return new Cascade(root, rows.size(), truncated, maxDepth, byStatus, tops, children);
     }
 }

@@ -1,15 +1,14 @@
 package dev.triggeroutbox.console.control;
 
-import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.JsonArrayBuilder;
-import jakarta.json.JsonObject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -25,31 +24,29 @@ public class Nodes {
     @Inject
     DataSource dataSource;
 
-    public JsonObject list() throws SQLException {
+    /** A node's last heartbeat; {@code lastTickAgeSeconds} on the database clock. */
+    public record Node(String name, OffsetDateTime startedAt, OffsetDateTime lastTickAt, double lastTickAgeSeconds,
+            int inFlight, boolean paused, long pollIntervalMillis, boolean stalled) {
+    }
+
+    public List<Node> list() throws SQLException {
         String sql = """
                 SELECT node, started_at, last_tick_at, in_flight, paused, poll_ms,
                        extract(epoch FROM now() - last_tick_at) AS age
                 FROM dispatcher_nodes
                 ORDER BY node
                 """;
-        JsonArrayBuilder items = Jsons.array();
+        List<Node> nodes = new ArrayList<>();
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 double age = rs.getDouble("age");
                 long poll = rs.getLong("poll_ms");
-                boolean stalled = age * 1000 > STALLED_AFTER_TICKS * poll + 1_000;
-                items.add(Jsons.object()
-                        .add("node", rs.getString("node"))
-                        .add("startedAt", ConsoleJson.utc(rs.getObject("started_at", OffsetDateTime.class)))
-                        .add("lastTickAt", ConsoleJson.utc(rs.getObject("last_tick_at", OffsetDateTime.class)))
-                        .add("lastTickAgeSeconds", Math.round(age * 1000) / 1000.0)
-                        .add("inFlight", rs.getInt("in_flight"))
-                        .add("paused", rs.getBoolean("paused"))
-                        .add("pollIntervalMillis", poll)
-                        .add("status", stalled ? "stalled" : "alive"));
+                nodes.add(new Node(rs.getString("node"), rs.getObject("started_at", OffsetDateTime.class),
+                        rs.getObject("last_tick_at", OffsetDateTime.class), age, rs.getInt("in_flight"),
+                        rs.getBoolean("paused"), poll, age * 1000 > STALLED_AFTER_TICKS * poll + 1_000));
             }
         }
-        return Jsons.object().add("items", items).build();
+        return nodes;
     }
 }

@@ -1,11 +1,9 @@
 package dev.triggeroutbox.console.control;
 
-import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonObjectBuilder;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -16,33 +14,33 @@ public class Stats {
     @Inject
     Counts counts;
 
-    public JsonObject totals() throws SQLException {
+    /** Rows in the outbox by state, and dead letters. */
+    public record Waiting(long pending, long scheduled, long inFlight, long dead, long held) {
+        Waiting plus(Counts.Live l) {
+            return new Waiting(pending + l.pending(), scheduled + l.scheduled(), inFlight + l.inFlight(), dead + l.dead(),
+                    held + l.held());
+        }
+    }
+
+    /**
+     * Every app's rows together and by source kind (sorted by kind), what was delivered in the last minute, and how
+     * long the oldest due row has waited (0: none due).
+     */
+    public record Totals(Waiting all, Map<String, Waiting> byKind, long deliveredLastMinute, double oldestDueAgeSeconds,
+            Instant asOf) {
+    }
+
+    public Totals totals() throws SQLException {
         Counts.Snapshot snapshot = counts.snapshot();
-        long[] sum = new long[5];
+        Waiting none = new Waiting(0, 0, 0, 0, 0);
+        Waiting all = none;
         double oldest = 0;
-        Map<String, long[]> byKind = new TreeMap<>();
+        Map<String, Waiting> byKind = new TreeMap<>();
         for (Counts.Live l : snapshot.live()) {
-            long[] kind = byKind.computeIfAbsent(l.group().sourceKind(), k -> new long[5]);
-            long[] add = {l.pending(), l.scheduled(), l.inFlight(), l.dead(), l.held()};
-            for (int i = 0; i < 5; i++) {
-                kind[i] += add[i];
-                sum[i] += add[i];
-            }
+            byKind.put(l.group().sourceKind(), byKind.getOrDefault(l.group().sourceKind(), none).plus(l));
+            all = all.plus(l);
             oldest = Math.max(oldest, l.oldestDueSeconds());
         }
-        JsonObjectBuilder kinds = Jsons.object();
-        byKind.forEach((kind, c) -> kinds.add(kind, Jsons.object().add("pending", c[0]).add("scheduled", c[1])
-                .add("inFlight", c[2]).add("dead", c[3]).add("held", c[4])));
-        return Jsons.object()
-                .add("pending", sum[0])
-                .add("scheduled", sum[1])
-                .add("inFlight", sum[2])
-                .add("dead", sum[3])
-                .add("held", sum[4])
-                .add("deliveredLastMinute", snapshot.deliveredLastMinute())
-                .add("oldestDueAgeSeconds", Math.round(oldest * 1000) / 1000.0)
-                .add("byKind", kinds)
-                .add("asOf", ConsoleJson.utc(snapshot.asOf().atOffset(java.time.ZoneOffset.UTC)))
-                .build();
+        return new Totals(all, byKind, snapshot.deliveredLastMinute(), oldest, snapshot.asOf());
     }
 }

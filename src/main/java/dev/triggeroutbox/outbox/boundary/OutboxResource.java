@@ -6,9 +6,9 @@ import dev.triggeroutbox.outbox.control.DeliveryAttempts;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.control.UnknownTriggerException;
-import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.RowState;
 import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
@@ -102,12 +102,17 @@ public class OutboxResource {
     @GET
     @Path("{id}")
     public JsonObject status(@PathParam("id") String id) throws SQLException {
+        return RowStateJson.of(reachable(id), RowStateJson.View.PRODUCER).build();
+    }
+
+    /** The row, when it is of an app the caller may reach; 404 as for a row that does not exist otherwise. */
+    private RowState reachable(String id) throws SQLException {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
-        RowStatus.Found found = status.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id));
-        if (!AppAccess.mayReach(caller, new AppId(found.appId()))) {
+        RowState found = status.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id));
+        if (!AppAccess.mayReach(caller, found.appId())) {
             throw ApiException.notFound("outbox row " + id);
         }
-        return found.forProducer();
+        return found;
     }
 
     /**
@@ -119,11 +124,7 @@ public class OutboxResource {
     @GET
     @Path("{id}/attempts")
     public JsonObject attempts(@PathParam("id") String id) throws SQLException {
-        OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
-        RowStatus.Found found = status.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id));
-        if (!AppAccess.mayReach(caller, new AppId(found.appId()))) {
-            throw ApiException.notFound("outbox row " + id);
-        }
+        OutboxId row = reachable(id).id();
         boolean operator = caller.isUserInRole(Callers.ADMIN);
         JsonArrayBuilder items = Jsons.array();
         for (DeliveryAttempts.Attempt a : attempts.of(row)) {
@@ -163,17 +164,18 @@ public class OutboxResource {
     public Response cancel(@PathParam("id") String id) throws SQLException {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
         Cancellations.Done done = cancellations.cancel(row, app -> AppAccess.mayReach(caller, app));
-        JsonObject now = status(id);
-        String stands = now.getString("status");
+        RowState now = reachable(id);
+        String stands = now.status();
+        JsonObject json = RowStateJson.of(now, RowStateJson.View.PRODUCER).build();
         if (done == Cancellations.Done.REQUESTED) {
-            return Response.accepted(now).build();
+            return Response.accepted(json).build();
         }
         if (!stands.equals("cancelled")) {
             // delivered or dead; or still in the outbox when it was not (a replay since): nothing was cancelled
             throw new ApiException(409, "not-cancellable", "Not cancellable",
                     "outbox row " + id + " is " + stands + ": only pending, scheduled and in-flight rows can be cancelled");
         }
-        return Response.ok(now).build();
+        return Response.ok(json).build();
     }
 
 }

@@ -1,19 +1,17 @@
 package dev.triggeroutbox.outbox.control;
 
-import dev.triggeroutbox.rest.control.Jsons;
+import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.RowState;
+import dev.triggeroutbox.outbox.entity.TriggerId;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonObjectBuilder;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -26,21 +24,6 @@ import javax.sql.DataSource;
  */
 @ApplicationScoped
 public class RowStatus {
-
-    /** A row's status and its app (the caller's access is checked against the app). */
-    public record Found(UUID appId, JsonObject json) {
-
-        /** The row as its producer sees it: without the node that claimed it (a host name and process id is the operator's). */
-        public JsonObject forProducer() {
-            JsonObjectBuilder b = Jsons.object();
-            json.forEach((name, value) -> {
-                if (!name.equals("node")) {
-                    b.add(name, value);
-                }
-            });
-            return b.build();
-        }
-    }
 
     @Inject
     DataSource dataSource;
@@ -90,7 +73,7 @@ public class RowStatus {
                 """.formatted(key, historyKey, LIVE_STATUS);
     }
 
-    public Optional<Found> find(OutboxId id) throws SQLException {
+    public Optional<RowState> find(OutboxId id) throws SQLException {
         String sql = "SELECT * FROM (" + places("id") + ") AS places ORDER BY rank, finished_at DESC LIMIT 1";
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
             for (int i = 1; i <= 3; i++) {
@@ -100,17 +83,15 @@ public class RowStatus {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                UUID app = rs.getObject("app_id", UUID.class);
-                return Optional.of(new Found(app, row(rs).build()));
+                return Optional.of(row(rs));
             }
         }
     }
 
     /**
      * Every row of a cascade (at most {@code limit}), each where it stands now, in creation order.
-     * Each row is a JSON object as {@link #find} gives, plus {@code parentId}.
      */
-    public List<JsonObject> cascade(ExecutionId root, int limit) throws SQLException {
+    public List<RowState> cascade(ExecutionId root, int limit) throws SQLException {
         String sql = "SELECT * FROM (SELECT DISTINCT ON (id) * FROM (" + places("root_execution_id")
                 + ") AS places ORDER BY id, rank, finished_at DESC) AS rows ORDER BY created_at, id LIMIT ?";
         try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
@@ -118,56 +99,24 @@ public class RowStatus {
                 ps.setObject(i, root.value());
             }
             ps.setInt(4, limit);
-            List<JsonObject> rows = new ArrayList<>();
+            List<RowState> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    JsonObjectBuilder json = row(rs);
-                    addUuid(json, "parentId", rs.getObject("parent_id", UUID.class));
-                    rows.add(json.build());
+                    rows.add(row(rs));
                 }
             }
             return rows;
         }
     }
 
-    private static JsonObjectBuilder row(ResultSet rs) throws SQLException {
-        JsonObjectBuilder json = Jsons.object()
-                .add("id", rs.getObject("id", UUID.class).toString())
-                .add("appId", rs.getObject("app_id", UUID.class).toString())
-                .add("sourceKind", rs.getString("source_kind"))
-                .add("status", rs.getString("status"))
-                .add("attemptCount", rs.getInt("attempt_count"))
-                .add("triggerDepth", rs.getInt("trigger_depth"))
-                // in flight and cancelled: it ends cancelled once its attempt is over, unless that attempt delivers
-                .add("cancelRequested", rs.getBoolean("cancel_requested"));
-        addUuid(json, "triggerId", rs.getObject("trigger_id", UUID.class));
-        addUuid(json, "rootExecutionId", rs.getObject("root_execution_id", UUID.class));
-        addText(json, "lastError", rs.getString("last_error"));
-        addText(json, "createdAt", time(rs.getObject("created_at", OffsetDateTime.class)));
-        addText(json, "nextAttemptAt", time(rs.getObject("next_attempt_at", OffsetDateTime.class)));
-        addText(json, "finishedAt", time(rs.getObject("finished_at", OffsetDateTime.class)));
-        addText(json, "node", rs.getString("claimed_by"));
-        // the trace context it is delivered with; history keeps none
-        addText(json, "traceparent", rs.getString("traceparent"));
-        // its lane, while it waits or is dead; history keeps none
-        addText(json, "orderingKey", rs.getString("ordering_key"));
-        return json;
-    }
-
-    private static void addUuid(JsonObjectBuilder json, String name, UUID value) {
-        addText(json, name, value == null ? null : value.toString());
-    }
-
-    /** Absent values are JSON null, so every status has the same fields. */
-    private static void addText(JsonObjectBuilder json, String name, String value) {
-        if (value == null) {
-            json.addNull(name);
-        } else {
-            json.add(name, value);
-        }
-    }
-
-    static String time(OffsetDateTime t) {
-        return t == null ? null : DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.withOffsetSameInstant(ZoneOffset.UTC));
+    private static RowState row(ResultSet rs) throws SQLException {
+        return new RowState(new OutboxId(rs.getObject("id", UUID.class)), new AppId(rs.getObject("app_id", UUID.class)),
+                rs.getString("source_kind"), rs.getString("status"), rs.getInt("attempt_count"),
+                rs.getInt("trigger_depth"), rs.getBoolean("cancel_requested"),
+                TriggerId.ofNullable(rs.getObject("trigger_id", UUID.class)),
+                ExecutionId.ofNullable(rs.getObject("root_execution_id", UUID.class)), rs.getString("last_error"),
+                rs.getObject("created_at", OffsetDateTime.class), rs.getObject("next_attempt_at", OffsetDateTime.class),
+                rs.getObject("finished_at", OffsetDateTime.class), rs.getString("claimed_by"), rs.getString("traceparent"),
+                rs.getString("ordering_key"), OutboxId.ofNullable(rs.getObject("parent_id", UUID.class)));
     }
 }

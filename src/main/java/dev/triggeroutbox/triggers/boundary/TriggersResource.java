@@ -46,7 +46,6 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 import java.sql.SQLException;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Set;
 
@@ -116,7 +115,7 @@ public class TriggersResource {
             Trigger t = triggers.create(app, d.kind(), d.type(), d.target(), d.key(), secret, d.script(), d.maxAttempts(), d.enabled());
             t.onDeadLetter(d.onDeadLetter());
             triggers.schedule(t, d.schedule(), false);
-            JsonObject json = json(t, true);
+            JsonObject json = TriggerJson.of(t, true).build();
             return new IdempotencyKeys.Answer(201, Locations.of(uri, "apps", app.toString(), "triggers", t.id().toString()),
                     json.toString());
         }, TriggersResource::withoutSecret).toResponse();
@@ -140,14 +139,14 @@ public class TriggersResource {
     @GET
     public JsonValue list() {
         JsonArrayBuilder items = Jsons.array();
-        triggers.list(app()).forEach(t -> items.add(json(t, false)));
+        triggers.list(app()).forEach(t -> items.add(TriggerJson.of(t, false).build()));
         return items.build();
     }
 
     @GET
     @Path("{id}")
     public JsonObject get(@PathParam("id") String id) {
-        return json(trigger(id), false);
+        return TriggerJson.of(trigger(id), false).build();
     }
 
     /** Replaces the trigger's definition; the id and the webhook secret stay. */
@@ -171,7 +170,7 @@ public class TriggersResource {
             triggers.flush();
             wakeup.revived(holds.unpark(t.appId(), t.id()));
         }
-        return json(t, newSecret);
+        return TriggerJson.of(t, newSecret).build();
     }
 
     /**
@@ -193,7 +192,7 @@ public class TriggersResource {
                         + t.targetType().wire() + " target; only webhook triggers have a signing secret");
             }
             triggers.rotateSecret(t, WebhookSignature.newSecret(), webhooks.secretOverlapMillis());
-            return new IdempotencyKeys.Answer(200, null, json(t, true).toString());
+            return new IdempotencyKeys.Answer(200, null, TriggerJson.of(t, true).build().toString());
         }, TriggersResource::withoutSecret).toResponse();
     }
 
@@ -223,7 +222,7 @@ public class TriggersResource {
         JsonBody.requireEmpty(body, "must be empty: a hold or release takes no fields");
         Trigger t = trigger(id);
         triggers.hold(t, true);
-        return json(t, false);
+        return TriggerJson.of(t, false).build();
     }
 
     /** Takes the trigger off hold: its held rows come due in the order they were due (unless its app or a disable still holds them). */
@@ -236,7 +235,7 @@ public class TriggersResource {
         if (triggers.hold(t, false)) {
             wakeup.revived(holds.unpark(t.appId(), t.id()));
         }
-        return json(t, false);
+        return TriggerJson.of(t, false).build();
     }
 
 
@@ -293,32 +292,5 @@ public class TriggersResource {
             b.error(e.getMessage().startsWith("unknown time zone") ? "timezone" : "schedule", e.getMessage());
             return null;
         }
-    }
-
-    public static JsonObject json(Trigger t, boolean withSecret) {
-        JsonObjectBuilder target = Jsons.object().add("type", t.targetType().wire())
-                .add(TargetRules.field(t.targetType()), t.target());
-        t.targetKey().ifPresent(k -> target.add("key", k.wire()));
-        JsonObjectBuilder json = Jsons.object()
-                .add("id", t.id().toString())
-                .add("appId", t.appId().toString())
-                .add("sourceKind", t.sourceKind().wire())
-                .add("target", target)
-                .add("enabled", t.enabled())
-                .add("held", t.held())
-                .add("onDeadLetter", t.onDeadLetter().wire())
-                .add("createdAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.createdAt()))
-                .add("updatedAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.updatedAt()));
-        t.scriptId().ifPresent(s -> json.add("scriptId", s.toString()));
-        t.maxAttempts().ifPresent(m -> json.add("maxAttempts", m));
-        t.schedule().ifPresent(s -> json.add("schedule", s.cron()).add("timezone", s.timezone())
-                .add("misfire", s.misfire().wire()));
-        t.nextFireAt().ifPresent(n -> json.add("nextFireAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(n)));
-        t.lastFiredAt().ifPresent(n -> json.add("lastFiredAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(n)));
-        t.previousSecretExpiresAt().ifPresent(e -> json.add("previousSecretExpiresAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(e)));
-        if (withSecret) {
-            t.secret().ifPresent(s -> json.add("secret", s));
-        }
-        return json.build();
     }
 }

@@ -2,54 +2,49 @@ package dev.triggeroutbox.console.control;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.triggeroutbox.rest.control.Jsons;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonObjectBuilder;
-import java.util.ArrayList;
+import dev.triggeroutbox.console.entity.Cascade;
+import dev.triggeroutbox.outbox.entity.AppId;
+import dev.triggeroutbox.outbox.entity.ExecutionId;
+import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.RowState;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 class LineageTest {
 
-    private static JsonObject row(String id, String parent, int depth, String status) {
-        JsonObjectBuilder b = Jsons.object().add("id", id).add("triggerDepth", depth).add("status", status);
-        if (parent == null) {
-            b.addNull("parentId");
-        } else {
-            b.add("parentId", parent);
-        }
-        return b.build();
+    /** A row named by one letter (its id ends in the letter's code), under {@code parent} (null: none). */
+    static RowState row(char id, Character parent, int depth, String status) {
+        return new RowState(id(id), AppId.random(), "http", status, 1, depth, false, null, null, null, null, null,
+                null, null, null, null, parent == null ? null : id(parent));
+    }
+
+    static OutboxId id(char c) {
+        return new OutboxId(new UUID(0, c));
     }
 
     @Test
     void rowsHangUnderTheirParentsAndOrphansBecomeRoots() {
-        JsonObject tree = Lineage.tree("r", List.of(
-                row("a", null, 0, "delivered"),
-                row("b", "a", 1, "delivered"),
-                row("c", "a", 1, "dead"),
-                row("d", "b", 2, "pending"),
-                row("e", "pruned-long-ago", 3, "scheduled")), false);
-        assertEquals(5, tree.getInt("rows"));
-        assertEquals(3, tree.getInt("maxDepth"));
-        assertEquals(2, tree.getJsonObject("byStatus").getInt("delivered"));
-        var tops = tree.getJsonArray("tree");
-        assertEquals(2, tops.size());
-        JsonObject a = tops.getJsonObject(0);
-        assertEquals("a", a.getString("id"));
-        assertEquals(List.of("b", "c"), a.getJsonArray("children").getValuesAs(JsonObject.class).stream().map(o -> o.getString("id")).toList());
-        assertEquals("d", a.getJsonArray("children").getJsonObject(0).getJsonArray("children").getJsonObject(0).getString("id"));
-        assertEquals("e", tops.getJsonObject(1).getString("id"));
+        RowState a = row('a', null, 0, "delivered");
+        RowState b = row('b', 'a', 1, "delivered");
+        RowState c = row('c', 'a', 1, "dead");
+        RowState d = row('d', 'b', 2, "pending");
+        RowState e = row('e', 'z', 3, "scheduled"); // its parent pruned long ago
+        Cascade tree = Lineage.tree(ExecutionId.random(), List.of(a, b, c, d, e), false);
+        assertEquals(5, tree.rows());
+        assertEquals(3, tree.maxDepth());
+        assertEquals(Map.of("delivered", 2, "dead", 1, "pending", 1, "scheduled", 1), tree.byStatus());
+        assertEquals(List.of("delivered", "dead", "pending", "scheduled"), List.copyOf(tree.byStatus().keySet()), "in order of appearance");
+        assertEquals(List.of(a, e), tree.roots());
+        assertEquals(List.of(b, c), tree.children(a));
+        assertEquals(List.of(d), tree.children(b));
+        assertEquals(List.of(), tree.children(e));
     }
 
     @Test
-    void aVeryDeepChainDoesNotOverflowTheStack() {
-        List<JsonObject> rows = new ArrayList<>();
-        rows.add(row("0", null, 0, "delivered"));
-        for (int i = 1; i < 10_000; i++) {
-            rows.add(row(String.valueOf(i), String.valueOf(i - 1), i, "delivered"));
-        }
-        JsonObject tree = Lineage.tree("r", rows, true);
-        assertEquals(true, tree.getBoolean("truncated"));
-        assertEquals(1, tree.getJsonArray("tree").size());
+    void aRowThatNamesItselfAsParentIsARoot() {
+        RowState a = row('a', 'a', 0, "delivered");
+        assertEquals(List.of(a), Lineage.tree(ExecutionId.random(), List.of(a), false).roots());
     }
 }

@@ -9,12 +9,12 @@ import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.control.RowStatuses;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.outbox.entity.RowState;
 import dev.triggeroutbox.platform.HousekeepingJob;
 import dev.triggeroutbox.schema.control.MigrationConnections;
 import dev.triggeroutbox.schema.control.Migrations;
 import io.zonky.test.db.postgres.junit5.EmbeddedPostgresExtension;
 import io.zonky.test.db.postgres.junit5.SingleInstancePostgresExtension;
-import jakarta.json.JsonObject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -91,9 +91,9 @@ class PartitionedHistoryTest {
         assertEquals(Set.of("delivery_history_v7", "delivery_history_default"), partitions(db));
 
         RowStatus status = RowStatuses.on(db);
-        JsonObject found = status.find(new OutboxId(known)).orElseThrow().json();
-        assertEquals("delivered", found.getString("status"));
-        assertEquals(root.toString(), found.getString("rootExecutionId"));
+        RowState found = status.find(new OutboxId(known)).orElseThrow();
+        assertEquals("delivered", found.status());
+        assertEquals(new ExecutionId(root), found.rootExecutionId());
         assertEquals(V7_ROWS / 100, status.cascade(new ExecutionId(root), 10_000).size(), "the lineage has the whole cascade");
 
         try (Connection con = db.getConnection(); Statement st = con.createStatement()) {
@@ -168,11 +168,11 @@ class PartitionedHistoryTest {
         assertEquals(0, count(db, "SELECT count(*) FROM pg_class WHERE relname = 'delivery_history_p_old'"), "dropped, not only detached");
         assertTrue(!highestBound(db).isBefore(now.plus(HistoryPartitions.AHEAD_OF_DAYS)), "partitions for three days ahead");
         RowStatus status = RowStatuses.on(db);
-        JsonObject found = status.find(new OutboxId(recent.get(7))).orElseThrow().json();
-        assertEquals("delivered", found.getString("status"));
-        List<JsonObject> lineage = status.cascade(new ExecutionId(root), 1_000);
+        RowState found = status.find(new OutboxId(recent.get(7))).orElseThrow();
+        assertEquals("delivered", found.status());
+        List<RowState> lineage = status.cascade(new ExecutionId(root), 1_000);
         assertEquals(200, lineage.size(), "the lineage has the recent rows only");
-        assertTrue(lineage.stream().allMatch(r -> recent.contains(UUID.fromString(r.getString("id")))));
+        assertTrue(lineage.stream().allMatch(r -> recent.contains(r.id().value())));
 
         history(db).maintain();
         assertEquals(after, partitions(db), "a second pass changes nothing");
@@ -222,7 +222,7 @@ class PartitionedHistoryTest {
             insert(con, past, null, "now() - interval '30 days'");   // and far back
         }
         assertEquals(2, count(db, "SELECT count(*) FROM delivery_history_default"));
-        assertEquals("dead", RowStatuses.on(db).find(new OutboxId(future)).orElseThrow().json().getString("status"));
+        assertEquals("dead", RowStatuses.on(db).find(new OutboxId(future)).orElseThrow().status());
 
         HousekeepingJob.Pruning p = history.pruning();
         try (Connection con = db.getConnection(); PreparedStatement ps = con.prepareStatement(p.deleteSql())) {
