@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.api.OutboxMessage;
 import dev.triggeroutbox.api.OutboxProducer;
-import dev.triggeroutbox.support.WildFlyOnly;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Sql;
+import dev.triggeroutbox.testkit.WildFlyOnly;
 import jakarta.ejb.EJBException;
 import jakarta.inject.Inject;
 import java.time.OffsetDateTime;

@@ -9,6 +9,8 @@ import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.replies.control.InvokeRequests;
 import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Sql;
 import jakarta.inject.Inject;
 import java.util.UUID;
 import org.jboss.arquillian.container.test.api.Deployment;

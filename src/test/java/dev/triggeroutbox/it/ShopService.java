@@ -2,6 +2,7 @@ package dev.triggeroutbox.it;
 
 import dev.triggeroutbox.api.OutboxMessage;
 import dev.triggeroutbox.api.OutboxProducer;
+import dev.triggeroutbox.testkit.Sql;
 import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RunAs;
 import jakarta.ejb.EJB;

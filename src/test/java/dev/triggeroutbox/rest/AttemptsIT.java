@@ -1,10 +1,10 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.ItUsers.APP_A;
-import static dev.triggeroutbox.support.ItUsers.PASSWORD;
-import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
-import static dev.triggeroutbox.support.ItUsers.PRODUCER_B;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.APP_A;
+import static dev.triggeroutbox.testkit.ItUsers.PASSWORD;
+import static dev.triggeroutbox.testkit.ItUsers.PRODUCER_A;
+import static dev.triggeroutbox.testkit.ItUsers.PRODUCER_B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -15,8 +15,9 @@ import dev.triggeroutbox.client.OutboxClient.Call;
 import dev.triggeroutbox.client.OutboxClient.NewRow;
 import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.client.ProblemException;
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.Receiver;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.net.URI;

@@ -1,8 +1,8 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.ItUsers.PASSWORD;
-import static dev.triggeroutbox.support.Traces.assertContext;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.PASSWORD;
+import static dev.triggeroutbox.testkit.Traces.assertContext;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -18,8 +18,10 @@ import dev.triggeroutbox.client.OutboxClient.NewRow;
 import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.client.ProblemException;
 import dev.triggeroutbox.client.WebhookVerifier;
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.Receiver;
+import dev.triggeroutbox.testkit.StandardWebhooksVerifier;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.core.Response;

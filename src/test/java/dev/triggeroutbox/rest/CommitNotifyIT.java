@@ -1,13 +1,16 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.it.Eventually;
-import dev.triggeroutbox.support.SecondNode;
-import dev.triggeroutbox.support.WildFlyOnly;
+import dev.triggeroutbox.testkit.Api;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.ItDatabase;
+import dev.triggeroutbox.testkit.Receiver;
+import dev.triggeroutbox.testkit.SecondNode;
+import dev.triggeroutbox.testkit.WildFlyOnly;
 import jakarta.json.JsonArray;
 import java.net.URL;
 import java.sql.Connection;

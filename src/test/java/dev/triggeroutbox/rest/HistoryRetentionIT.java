@@ -1,6 +1,6 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -10,9 +10,10 @@ import dev.triggeroutbox.client.OutboxClient.Call;
 import dev.triggeroutbox.client.OutboxClient.NewRow;
 import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.client.ProblemException;
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.it.Eventually;
-import dev.triggeroutbox.support.ItClients;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.ItClients;
+import dev.triggeroutbox.testkit.ItDatabase;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.net.URL;

@@ -1,7 +1,7 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItClients.assertRefused;
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItClients.assertRefused;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,9 +10,10 @@ import dev.triggeroutbox.client.OutboxClient;
 import dev.triggeroutbox.client.OutboxClient.Call;
 import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.client.ProblemException;
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.support.ItClients;
-import dev.triggeroutbox.support.WildFlyOnly;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.ItClients;
+import dev.triggeroutbox.testkit.ItDatabase;
+import dev.triggeroutbox.testkit.WildFlyOnly;
 import java.net.URI;
 import java.net.URL;
 import java.util.UUID;

@@ -1,8 +1,8 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItClients.assertRefused;
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
+import static dev.triggeroutbox.testkit.ItClients.assertRefused;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.PRODUCER_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,9 +13,12 @@ import dev.triggeroutbox.client.OutboxClient.Event;
 import dev.triggeroutbox.client.OutboxClient.NewRow;
 import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.client.ProblemException;
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.it.Eventually;
-import dev.triggeroutbox.support.ItClients;
+import dev.triggeroutbox.testkit.Api;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.ItClients;
+import dev.triggeroutbox.testkit.ItDatabase;
+import dev.triggeroutbox.testkit.Receiver;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;

@@ -1,6 +1,6 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -10,11 +10,12 @@ import dev.triggeroutbox.client.OutboxClient;
 import dev.triggeroutbox.client.OutboxClient.Call;
 import dev.triggeroutbox.client.OutboxClient.Event;
 import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.it.Eventually;
 import dev.triggeroutbox.kit.OtlpCollector;
 import dev.triggeroutbox.kit.OtlpCollector.Received;
-import dev.triggeroutbox.support.ItClients;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.ItClients;
+import dev.triggeroutbox.testkit.Receiver;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
 import jakarta.json.Json;
 import jakarta.json.JsonValue;

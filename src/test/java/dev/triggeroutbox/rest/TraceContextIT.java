@@ -1,8 +1,8 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.Traces.assertContext;
-import static dev.triggeroutbox.support.Traces.assertUntraced;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.Traces.assertContext;
+import static dev.triggeroutbox.testkit.Traces.assertUntraced;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -11,9 +11,10 @@ import dev.triggeroutbox.client.OutboxClient.Call;
 import dev.triggeroutbox.client.OutboxClient.Event;
 import dev.triggeroutbox.client.OutboxClient.NewRow;
 import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.it.Eventually;
-import dev.triggeroutbox.support.ItClients;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.ItClients;
+import dev.triggeroutbox.testkit.Receiver;
 import jakarta.json.Json;
 import jakarta.json.JsonValue;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package dev.triggeroutbox.rest;
+package dev.triggeroutbox.testkit;
 
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,4 +1,4 @@
-package dev.triggeroutbox.support;
+package dev.triggeroutbox.testkit;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

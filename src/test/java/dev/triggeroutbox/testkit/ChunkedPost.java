@@ -1,6 +1,5 @@
-package dev.triggeroutbox.rest;
+package dev.triggeroutbox.testkit;
 
-import dev.triggeroutbox.support.ItUsers;
 import jakarta.json.Json;
 import java.io.ByteArrayInputStream;
 import java.io.StringReader;
@@ -13,12 +12,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /** A POST without Content-Length (chunked), so the server cannot refuse it up front by its size. */
-final class ChunkedPost {
+public final class ChunkedPost {
 
     private ChunkedPost() {
     }
 
-    static Api.Reply send(URL deployment, String user, String path, String body) {
+    public static Api.Reply send(URL deployment, String user, String path, String body) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         HttpRequest request = HttpRequest.newBuilder(URI.create(deployment.toString()).resolve("api/v1/" + path))
                 .header("Content-Type", "application/json")

@@ -1,6 +1,5 @@
-package dev.triggeroutbox.rest;
+package dev.triggeroutbox.testkit;
 
-import dev.triggeroutbox.support.ItUsers;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;

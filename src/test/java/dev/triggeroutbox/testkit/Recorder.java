@@ -1,4 +1,4 @@
-package dev.triggeroutbox.it;
+package dev.triggeroutbox.testkit;
 
 import dev.triggeroutbox.api.OutboxDelivery;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,7 +1,7 @@
-package dev.triggeroutbox.rest;
+package dev.triggeroutbox.testkit;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.ItUsers.PASSWORD;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.PASSWORD;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -16,7 +16,7 @@ import java.util.Map;
  * Requests written by hand on a socket, so that a test chooses every byte of them (also {@code Host}, also
  * headers and bodies no HTTP client would send).
  */
-final class RawRequests {
+public final class RawRequests {
 
     private RawRequests() {
     }
@@ -25,7 +25,7 @@ final class RawRequests {
      * Sends one request to {@code api/v1/<path>} of the deployment, signed in as the admin unless {@code headers}
      * set {@code Authorization}, and returns the whole answer, status line first.
      */
-    static String send(URL base, String method, String path, Map<String, String> headers, byte[] body) throws IOException {
+    public static String send(URL base, String method, String path, Map<String, String> headers, byte[] body) throws IOException {
         Map<String, String> all = new LinkedHashMap<>();
         all.put("Host", base.getHost() + ":" + base.getPort());
         all.put("Authorization", "Basic " + Base64.getEncoder().encodeToString((ADMIN + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8)));

@@ -1,4 +1,4 @@
-package dev.triggeroutbox.support;
+package dev.triggeroutbox.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

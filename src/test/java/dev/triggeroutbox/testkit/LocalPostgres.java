@@ -1,4 +1,4 @@
-package dev.triggeroutbox.support;
+package dev.triggeroutbox.testkit;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.triggeroutbox.it;
+package dev.triggeroutbox.testkit;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

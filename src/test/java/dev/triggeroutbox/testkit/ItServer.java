@@ -1,4 +1,4 @@
-package dev.triggeroutbox.support;
+package dev.triggeroutbox.testkit;
 
 import java.io.IOException;
 import java.nio.file.Path;

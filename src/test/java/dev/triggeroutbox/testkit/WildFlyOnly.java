@@ -1,4 +1,4 @@
-package dev.triggeroutbox.support;
+package dev.triggeroutbox.testkit;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

@@ -1,4 +1,4 @@
-package dev.triggeroutbox.rest;
+package dev.triggeroutbox.testkit;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -13,12 +13,12 @@ import javax.crypto.spec.SecretKeySpec;
  * (after "whsec_") over "id.timestamp.body", compared with each "v1,<base64>" of the signature
  * header, and a timestamp no further than five minutes from now.
  */
-final class StandardWebhooksVerifier {
+public final class StandardWebhooksVerifier {
 
     private StandardWebhooksVerifier() {
     }
 
-    static boolean verify(String secret, String id, String timestamp, String signatureHeader, String body) {
+    public static boolean verify(String secret, String id, String timestamp, String signatureHeader, String body) {
         if (secret == null || !secret.startsWith("whsec_") || id == null || timestamp == null || signatureHeader == null) {
             return false;
         }

@@ -1,4 +1,4 @@
-package dev.triggeroutbox.rest;
+package dev.triggeroutbox.testkit;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -19,36 +19,36 @@ import java.util.function.Function;
  * A real HTTP server on loopback that receives webhooks and records every request. Each path
  * answers as its script says (status, headers, or never).
  */
-final class Receiver implements AutoCloseable {
+public final class Receiver implements AutoCloseable {
 
     /** One request as it arrived. */
-    record Request(String path, Map<String, List<String>> headers, String body, Instant at) {
-        String header(String name) {
+    public record Request(String path, Map<String, List<String>> headers, String body, Instant at) {
+        public String header(String name) {
             List<String> values = headers.get(name);
             return values == null || values.isEmpty() ? null : values.get(0);
         }
     }
 
     /** How a path answers its n-th request (1-based). */
-    record Answer(int status, Map<String, String> headers, String body, long delayMillis) {
-        Answer(int status, Map<String, String> headers, String body) {
+    public record Answer(int status, Map<String, String> headers, String body, long delayMillis) {
+        public Answer(int status, Map<String, String> headers, String body) {
             this(status, headers, body, 0);
         }
 
-        static Answer of(int status) {
+        public static Answer of(int status) {
             return new Answer(status, Map.of(), "");
         }
     }
 
     /** An answer that never comes: the exchange is held until the receiver closes. */
-    static final Answer NEVER = new Answer(-1, Map.of(), "");
+    public static final Answer NEVER = new Answer(-1, Map.of(), "");
 
     private final HttpServer server;
     private final Map<String, BiFunction<Integer, Request, Answer>> scripts = new ConcurrentHashMap<>();
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final CountDownLatch closing = new CountDownLatch(1);
 
-    Receiver() throws IOException {
+    public Receiver() throws IOException {
         // a backlog for hundreds of deliveries arriving at once (the default, 50, drops connects past it)
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
         server.createContext("/", this::handle);
@@ -56,20 +56,20 @@ final class Receiver implements AutoCloseable {
         server.start();
     }
 
-    String url(String path) {
+    public String url(String path) {
         return "http://127.0.0.1:" + server.getAddress().getPort() + path;
     }
 
-    void script(String path, Function<Integer, Answer> answer) {
+    public void script(String path, Function<Integer, Answer> answer) {
         scripts.put(path, (n, request) -> answer.apply(n));
     }
 
     /** A path whose answer depends on the request itself (e.g. echoes its body). */
-    void answer(String path, Function<Request, Answer> answer) {
+    public void answer(String path, Function<Request, Answer> answer) {
         scripts.put(path, (n, request) -> answer.apply(request));
     }
 
-    List<Request> at(String path) {
+    public List<Request> at(String path) {
         return requests.stream().filter(r -> r.path().equals(path)).toList();
     }
 
@@ -77,7 +77,7 @@ final class Receiver implements AutoCloseable {
      * The first request of each row that reached {@code path} (by {@code webhook-id}), in arrival
      * order: at-least-once delivery may bring a row again when an attempt was retried.
      */
-    List<Request> rowsAt(String path) {
+    public List<Request> rowsAt(String path) {
         Map<String, Request> first = new java.util.LinkedHashMap<>();
         at(path).forEach(r -> first.putIfAbsent(r.header("webhook-id"), r));
         return List.copyOf(first.values());
