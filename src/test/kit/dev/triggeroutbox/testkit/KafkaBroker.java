@@ -1,4 +1,4 @@
-package dev.triggeroutbox.kit;
+package dev.triggeroutbox.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

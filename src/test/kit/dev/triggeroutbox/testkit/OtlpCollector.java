@@ -1,4 +1,4 @@
-package dev.triggeroutbox.kit;
+package dev.triggeroutbox.testkit;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
