@@ -1,4 +1,4 @@
-package dev.triggeroutbox.rest;
+package dev.triggeroutbox.replies;
 
 import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
 import static dev.triggeroutbox.testkit.ItUsers.APP_A;

@@ -1,4 +1,4 @@
-package dev.triggeroutbox.rest;
+package dev.triggeroutbox.targets;
 
 import static dev.triggeroutbox.testkit.ItClients.assertRefused;
 import static dev.triggeroutbox.testkit.ItUsers.ADMIN;

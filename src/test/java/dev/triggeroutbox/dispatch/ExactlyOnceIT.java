@@ -1,4 +1,4 @@
-package dev.triggeroutbox.it;
+package dev.triggeroutbox.dispatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package dev.triggeroutbox.it;
+package dev.triggeroutbox.outbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package dev.triggeroutbox.it;
+package dev.triggeroutbox.outbox;
 
 import dev.triggeroutbox.api.OutboxMessage;
 import dev.triggeroutbox.api.OutboxProducer;

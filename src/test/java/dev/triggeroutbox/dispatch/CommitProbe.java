@@ -1,4 +1,4 @@
-package dev.triggeroutbox.rest;
+package dev.triggeroutbox.dispatch;
 
 import dev.triggeroutbox.outbox.boundary.Outbox;
 import dev.triggeroutbox.outbox.entity.AppId;

@@ -1,4 +1,4 @@
-package dev.triggeroutbox.rest;
+package dev.triggeroutbox.client;
 
 import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
 import static dev.triggeroutbox.testkit.ItUsers.PASSWORD;
