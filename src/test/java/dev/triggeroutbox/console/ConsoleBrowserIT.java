@@ -1,9 +1,9 @@
 package dev.triggeroutbox.console;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.ItUsers.APP_A;
-import static dev.triggeroutbox.support.ItUsers.PASSWORD;
-import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.APP_A;
+import static dev.triggeroutbox.testkit.ItUsers.PASSWORD;
+import static dev.triggeroutbox.testkit.ItUsers.PRODUCER_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,9 +12,9 @@ import dev.triggeroutbox.client.OutboxClient.Call;
 import dev.triggeroutbox.client.OutboxClient.Event;
 import dev.triggeroutbox.client.OutboxClient.NewRow;
 import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.rest.ItDatabase;
-import dev.triggeroutbox.support.ItClients;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.ItClients;
+import dev.triggeroutbox.testkit.ItDatabase;
 import java.io.File;
 import java.io.IOException;
 import java.net.URL;
@@ -329,7 +329,7 @@ class ConsoleBrowserIT {
     }
 
     private void until(java.util.function.BooleanSupplier condition, java.util.function.Supplier<String> seen) {
-        dev.triggeroutbox.it.Eventually.until(WAIT, () -> {
+        dev.triggeroutbox.testkit.Eventually.until(WAIT, () -> {
             try {
                 return condition.getAsBoolean();
             } catch (org.openqa.selenium.StaleElementReferenceException | org.openqa.selenium.NoSuchElementException e) {

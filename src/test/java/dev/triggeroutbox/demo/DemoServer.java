@@ -1,6 +1,6 @@
 package dev.triggeroutbox.demo;
 
-import dev.triggeroutbox.support.LocalPostgres;
+import dev.triggeroutbox.testkit.LocalPostgres;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,15 +1,15 @@
 package dev.triggeroutbox.jmx;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.client.OutboxApi;
 import dev.triggeroutbox.client.OutboxClient;
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.it.Eventually;
-import dev.triggeroutbox.support.ItClients;
-import dev.triggeroutbox.support.ItServer;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.ItClients;
+import dev.triggeroutbox.testkit.ItServer;
 import jakarta.json.JsonObject;
 import java.net.URL;
 import java.time.Duration;

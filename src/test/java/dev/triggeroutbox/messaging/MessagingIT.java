@@ -1,22 +1,22 @@
 package dev.triggeroutbox.messaging;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.ItUsers.APP_A;
-import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.APP_A;
+import static dev.triggeroutbox.testkit.ItUsers.PRODUCER_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.triggeroutbox.it.Deployments;
 import dev.triggeroutbox.outbox.entity.TraceContext;
-import dev.triggeroutbox.it.Eventually;
-import dev.triggeroutbox.it.Recorder;
-import dev.triggeroutbox.it.Sql;
 import dev.triggeroutbox.pubsub.boundary.PubSubConsumers;
-import dev.triggeroutbox.rest.Api;
-import dev.triggeroutbox.support.ItUsers;
+import dev.triggeroutbox.testkit.Api;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.ItUsers;
+import dev.triggeroutbox.testkit.Recorder;
+import dev.triggeroutbox.testkit.Sql;
 import jakarta.inject.Inject;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSConsumer;

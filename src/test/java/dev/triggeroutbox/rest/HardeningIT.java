@@ -1,14 +1,17 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.ItUsers.APP_A;
-import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.APP_A;
+import static dev.triggeroutbox.testkit.ItUsers.PRODUCER_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.it.Eventually;
+import dev.triggeroutbox.testkit.Api;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.ItDatabase;
+import dev.triggeroutbox.testkit.RawRequests;
 import jakarta.json.JsonObject;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;

@@ -1,13 +1,15 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.ItUsers.APP_A;
-import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.APP_A;
+import static dev.triggeroutbox.testkit.ItUsers.PRODUCER_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.testkit.Api;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.ItDatabase;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.URL;

@@ -3,7 +3,9 @@ package dev.triggeroutbox.rest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.triggeroutbox.it.Deployments;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.ItDatabase;
+import dev.triggeroutbox.testkit.RawRequests;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URL;

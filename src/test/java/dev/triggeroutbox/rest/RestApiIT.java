@@ -1,13 +1,13 @@
 package dev.triggeroutbox.rest;
 
-import static dev.triggeroutbox.support.ItClients.assertRefused;
-import static dev.triggeroutbox.support.ItClients.status;
-import static dev.triggeroutbox.support.ItUsers.ADMIN;
-import static dev.triggeroutbox.support.ItUsers.APP_A;
-import static dev.triggeroutbox.support.ItUsers.APP_B;
-import static dev.triggeroutbox.support.ItUsers.NOBODY;
-import static dev.triggeroutbox.support.ItUsers.PRODUCER_A;
-import static dev.triggeroutbox.support.ItUsers.PRODUCER_B;
+import static dev.triggeroutbox.testkit.ItClients.assertRefused;
+import static dev.triggeroutbox.testkit.ItClients.status;
+import static dev.triggeroutbox.testkit.ItUsers.ADMIN;
+import static dev.triggeroutbox.testkit.ItUsers.APP_A;
+import static dev.triggeroutbox.testkit.ItUsers.APP_B;
+import static dev.triggeroutbox.testkit.ItUsers.NOBODY;
+import static dev.triggeroutbox.testkit.ItUsers.PRODUCER_A;
+import static dev.triggeroutbox.testkit.ItUsers.PRODUCER_B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -21,9 +21,12 @@ import dev.triggeroutbox.client.OutboxClient.Event;
 import dev.triggeroutbox.client.OutboxClient.NewRow;
 import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
 import dev.triggeroutbox.client.ProblemException;
-import dev.triggeroutbox.it.Deployments;
-import dev.triggeroutbox.it.Eventually;
-import dev.triggeroutbox.support.ItClients;
+import dev.triggeroutbox.testkit.Api;
+import dev.triggeroutbox.testkit.ChunkedPost;
+import dev.triggeroutbox.testkit.Deployments;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.ItClients;
+import dev.triggeroutbox.testkit.ItDatabase;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -51,7 +54,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The REST contract as a client sees it: the typed client against the deployed WAR, signing in as
- * the test accounts of {@link dev.triggeroutbox.support.ItUsers}, and raw requests where the HTTP is the
+ * the test accounts of {@link dev.triggeroutbox.testkit.ItUsers}, and raw requests where the HTTP is the
  * point (bad bodies, statuses by role, headers, open paths). Deliveries go to the test
  * handlers inside the WAR; what was written is checked in the database directly.
  */

@@ -43,7 +43,7 @@ final class Database implements AutoCloseable {
         Progress.say("starting an embedded PostgreSQL on port %d (data in %s)", port, dir);
         EmbeddedPostgres pg;
         try {
-            // the same settings as the demo's and the integration tests' PostgreSQL (support/LocalPostgres)
+            // the same settings as the demo's and the integration tests' PostgreSQL (testkit/LocalPostgres)
             EmbeddedPostgres.Builder b = EmbeddedPostgres.builder()
                     .setPort(port)
                     .setDataDirectory(dir)

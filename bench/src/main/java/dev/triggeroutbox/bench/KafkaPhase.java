@@ -1,6 +1,6 @@
 package dev.triggeroutbox.bench;
 
-import dev.triggeroutbox.kit.KafkaBroker;
+import dev.triggeroutbox.testkit.KafkaBroker;
 import java.io.File;
 import java.net.URISyntaxException;
 import java.net.URL;

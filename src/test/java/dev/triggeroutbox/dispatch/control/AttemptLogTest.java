@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.dispatch.entity.BatchOutcome;
-import dev.triggeroutbox.it.Sql;
 import dev.triggeroutbox.outbox.control.Cancellations.Done;
 import dev.triggeroutbox.outbox.control.Cancelling;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.schema.control.Migrations;
+import dev.triggeroutbox.testkit.Sql;
 import io.zonky.test.db.postgres.junit5.EmbeddedPostgresExtension;
 import io.zonky.test.db.postgres.junit5.SingleInstancePostgresExtension;
 import java.sql.SQLException;

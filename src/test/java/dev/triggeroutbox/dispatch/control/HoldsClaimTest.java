@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.holds.control.Holding;
 import dev.triggeroutbox.holds.control.Holds;
-import dev.triggeroutbox.it.Sql;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.schema.control.Migrations;
 import dev.triggeroutbox.targets.entity.ClaimedRow;
+import dev.triggeroutbox.testkit.Sql;
 import io.zonky.test.db.postgres.junit5.EmbeddedPostgresExtension;
 import io.zonky.test.db.postgres.junit5.SingleInstancePostgresExtension;
 import java.sql.SQLException;

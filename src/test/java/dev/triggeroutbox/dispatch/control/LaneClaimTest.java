@@ -3,11 +3,11 @@ package dev.triggeroutbox.dispatch.control;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.triggeroutbox.it.Eventually;
-import dev.triggeroutbox.it.Sql;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 import dev.triggeroutbox.schema.control.Migrations;
 import dev.triggeroutbox.targets.entity.ClaimedRow;
+import dev.triggeroutbox.testkit.Eventually;
+import dev.triggeroutbox.testkit.Sql;
 import io.zonky.test.db.postgres.junit5.EmbeddedPostgresExtension;
 import io.zonky.test.db.postgres.junit5.SingleInstancePostgresExtension;
 import java.sql.Connection;
