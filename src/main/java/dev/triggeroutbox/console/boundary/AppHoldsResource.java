@@ -2,7 +2,7 @@ package dev.triggeroutbox.console.boundary;
 
 import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.holds.control.Holds;
-import dev.triggeroutbox.outbox.control.AppAccess;
+import dev.triggeroutbox.outbox.boundary.AppAccess;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.rest.control.Callers;

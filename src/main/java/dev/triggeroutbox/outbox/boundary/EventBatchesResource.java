@@ -1,6 +1,5 @@
 package dev.triggeroutbox.outbox.boundary;
 
-import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.NewEvent;

@@ -1,6 +1,5 @@
 package dev.triggeroutbox.outbox.boundary;
 
-import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.control.Cancellations;
 import dev.triggeroutbox.outbox.control.DeliveryAttempts;
 import dev.triggeroutbox.outbox.control.OutboxLimits;

@@ -1,8 +1,8 @@
 package dev.triggeroutbox.replies.boundary;
 
 import dev.triggeroutbox.holds.control.Holds;
+import dev.triggeroutbox.outbox.boundary.AppAccess;
 import dev.triggeroutbox.outbox.boundary.Payloads;
-import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.AppId;

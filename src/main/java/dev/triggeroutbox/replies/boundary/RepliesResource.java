@@ -1,6 +1,6 @@
 package dev.triggeroutbox.replies.boundary;
 
-import dev.triggeroutbox.outbox.control.AppAccess;
+import dev.triggeroutbox.outbox.boundary.AppAccess;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.replies.control.ReplyAnswers;

@@ -4,7 +4,7 @@ import jakarta.ws.rs.core.SecurityContext;
 
 /**
  * The callers of the REST API: the two roles, a caller's name, and ids read from a path. Which apps a caller
- * reaches is {@code outbox.control.AppAccess}'s concern.
+ * reaches is {@code outbox.boundary.AppAccess}'s concern.
  */
 public final class Callers {
 

@@ -1,8 +1,8 @@
 package dev.triggeroutbox.triggers.boundary;
 
 import dev.triggeroutbox.holds.control.Holds;
+import dev.triggeroutbox.outbox.boundary.AppAccess;
 import dev.triggeroutbox.outbox.boundary.Payloads;
-import dev.triggeroutbox.outbox.control.AppAccess;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ScriptId;

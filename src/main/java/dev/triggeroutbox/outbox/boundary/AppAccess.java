@@ -1,4 +1,4 @@
-package dev.triggeroutbox.outbox.control;
+package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.platform.CallerGroups;
