@@ -74,8 +74,8 @@ function nodesTable(items) {
     h('thead', {}, h('tr', {}, ['Node', 'Status', 'Last tick', 'In flight', 'Started'].map(t => h(`th${t === 'In flight' ? '.num' : ''}`, { scope: 'col' }, t)))),
     h('tbody', {}, items.map(n => h('tr', {},
       h('td.mono', {}, n.node),
-      h('td', {}, h(`span.badge.${n.status === 'alive' ? (n.paused ? 'warn' : 'good') : 'bad'}`, {},
-        n.status === 'alive' ? (n.paused ? 'paused' : 'alive') : 'stalled')),
+      h('td', {}, h(`span.badge.${n.status === 'alive' ? (n.paused ? 'warn' : 'good') : n.status === 'stopped' ? 'muted' : 'bad'}`, {},
+        n.status === 'alive' ? (n.paused ? 'paused' : 'alive') : n.status)),
       h('td', { title: time(n.lastTickAt) }, `${duration(n.lastTickAgeSeconds)} ago`),
       h('td.num', {}, n.inFlight.toLocaleString()),
       h('td', { title: time(n.startedAt) }, ago(n.startedAt))))));

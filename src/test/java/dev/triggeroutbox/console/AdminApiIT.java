@@ -459,6 +459,16 @@ class AdminApiIT {
         assertEquals("alive", node.getString("status"), node.toString());
         assertTrue(node.getJsonNumber("lastTickAgeSeconds").doubleValue() < 10, node.toString());
         assertTrue(node.containsKey("inFlight") && node.containsKey("startedAt") && node.containsKey("lastTickAt"), node.toString());
+        // a node that died (or lost its database as it stopped) two minutes ago, longer than a lease: stopped
+        ItDatabase.update("INSERT INTO dispatcher_nodes (node, started_at, last_tick_at, in_flight, paused, poll_ms) "
+                + "VALUES ('~gone', now() - interval '1 hour', now() - interval '2 minutes', 3, false, 1000)");
+        try {
+            JsonObject gone = admin.nodes().getJsonArray("items").getValuesAs(JsonObject.class).stream()
+                    .filter(n -> n.getString("node").equals("~gone")).findFirst().orElseThrow();
+            assertEquals("stopped", gone.getString("status"), gone.toString());
+        } finally {
+            ItDatabase.update("DELETE FROM dispatcher_nodes WHERE node = '~gone'");
+        }
 
         UUID trigger = trigger(APP_A, "invoke", "recorder");
         JsonObject before = lastMinutes();

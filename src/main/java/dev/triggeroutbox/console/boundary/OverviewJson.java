@@ -69,7 +69,7 @@ final class OverviewJson {
                 .add("inFlight", n.inFlight())
                 .add("paused", n.paused())
                 .add("pollIntervalMillis", n.pollIntervalMillis())
-                .add("status", n.stalled() ? "stalled" : "alive")));
+                .add("status", n.status().wire())));
         return Jsons.object().add("items", items).build();
     }
 

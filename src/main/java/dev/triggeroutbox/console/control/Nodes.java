@@ -1,5 +1,6 @@
 package dev.triggeroutbox.console.control;
 
+import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -13,7 +14,9 @@ import javax.sql.DataSource;
 
 /**
  * The dispatcher nodes as their heartbeats left them in {@code dispatcher_nodes}, on the database
- * clock. A node counts as stalled when it has missed as many polls as liveness allows.
+ * clock. A node counts as stalled when it has missed as many polls as liveness allows, and as stopped once it
+ * has been silent longer than a lease: whatever it had claimed has come back by then (a node that stopped
+ * cleanly leaves no line; one that died, or lost its database as it stopped, does until a day has passed).
  */
 @ApplicationScoped
 public class Nodes {
@@ -24,9 +27,33 @@ public class Nodes {
     @Inject
     DataSource dataSource;
 
+    @Inject
+    DispatchSettings settings;
+
+    /** How a node's heartbeat stands. */
+    public enum Status {
+        ALIVE, STALLED, STOPPED;
+
+        /** As the admin API writes it. */
+        public String wire() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /**
+         * A node silent for {@code ageMillis}, which polls every {@code pollMillis}, judged by a node whose lease is
+         * {@code leaseMillis}.
+         */
+        static Status of(double ageMillis, long pollMillis, long leaseMillis) {
+            if (ageMillis > Math.max(leaseMillis, STALLED_AFTER_TICKS * pollMillis + 1_000)) {
+                return STOPPED;
+            }
+            return ageMillis > STALLED_AFTER_TICKS * pollMillis + 1_000 ? STALLED : ALIVE;
+        }
+    }
+
     /** A node's last heartbeat; {@code lastTickAgeSeconds} on the database clock. */
     public record Node(String name, OffsetDateTime startedAt, OffsetDateTime lastTickAt, double lastTickAgeSeconds,
-            int inFlight, boolean paused, long pollIntervalMillis, boolean stalled) {
+            int inFlight, boolean paused, long pollIntervalMillis, Status status) {
     }
 
     public List<Node> list() throws SQLException {
@@ -44,7 +71,7 @@ public class Nodes {
                 long poll = rs.getLong("poll_ms");
                 nodes.add(new Node(rs.getString("node"), rs.getObject("started_at", OffsetDateTime.class),
                         rs.getObject("last_tick_at", OffsetDateTime.class), age, rs.getInt("in_flight"),
-                        rs.getBoolean("paused"), poll, age * 1000 > STALLED_AFTER_TICKS * poll + 1_000));
+                        rs.getBoolean("paused"), poll, Status.of(age * 1000, poll, settings.leaseMillis())));
             }
         }
         return nodes;

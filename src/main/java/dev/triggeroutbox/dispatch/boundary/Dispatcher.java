@@ -42,7 +42,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * fires due cron triggers, runs the housekeeping jobs (each table's owner prunes its own table) and wakes the drain loop; commits that enqueue wake it too, on this node directly and
  * on every node through the {@link CommitListener}, so the timer is the safety net, not the latency path.
  * <p>
- * The ticks come from a non-persistent EJB interval timer. WildFly and Payara run those on {@code
+ * The ticks come from a non-persistent EJB timer, armed again for one poll interval at the end of each tick: ticks
+ * never overlap, and a slow one (the first, at boot, with its housekeeping) only delays the next, where an interval
+ * timer's overlapping execution would be skipped with a warning in the server's log. WildFly and Payara run those on {@code
  * java.util.Timer}, which follows the wall clock, so a clock stepped back (NTP correcting a clock that ran
  * fast) stops them for as long as the step; a watchdog thread of its own, waiting on the monotonic clock,
  * ticks in their place whenever the timer has been silent for {@link #SILENT_PERIODS} poll intervals, and
@@ -106,7 +108,7 @@ public class Dispatcher {
 
     private final OutageLog outage = new OutageLog(LOG, "dispatcher housekeeping");
     private Thread watchdog;
-    private Timer timer;
+    private volatile Timer timer;
     private volatile boolean stopping;
     private final ReentrantLock ticking = new ReentrantLock();
     /** When the last tick began (nanoTime). */
@@ -127,7 +129,7 @@ public class Dispatcher {
                 return;
             }
         }
-        timer = timers.createIntervalTimer(0, settings.pollIntervalMillis(), new TimerConfig("outbox-dispatcher", false));
+        timer = timers.createSingleActionTimer(1, new TimerConfig("outbox-dispatcher", false));
         if (settings.enabled() && settings.notifyOnCommit()) {
             commitListener.start();
         }
@@ -188,12 +190,30 @@ public class Dispatcher {
 
     @Timeout
     void onTimer() {
-        timerTicked = true;
-        if (standingIn) {
-            standingIn = false;
-            LOG.info("the dispatcher's EJB timer ticks again");
+        try {
+            timerTicked = true;
+            if (standingIn) {
+                standingIn = false;
+                LOG.info("the dispatcher's EJB timer ticks again");
+            }
+            tickOnce(0);
+        } finally {
+            armAgain();
         }
-        tickOnce(0);
+    }
+
+    /** The next tick, one poll interval after this one ended; none once the node stops. */
+    private void armAgain() {
+        if (stopping) {
+            return;
+        }
+        try {
+            timer = timers.createSingleActionTimer(settings.pollIntervalMillis(), new TimerConfig("outbox-dispatcher", false));
+        } catch (RuntimeException e) { // the bean is being undeployed: the watchdog ticks until it has stopped
+            if (!stopping) {
+                LOG.log(Level.WARNING, "the dispatcher's next timer tick could not be set; the watchdog ticks instead", e);
+            }
+        }
     }
 
     /**
