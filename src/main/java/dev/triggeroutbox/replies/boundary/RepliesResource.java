@@ -44,10 +44,18 @@ public class RepliesResource {
     public Response get(@PathParam("id") String id) throws SQLException {
         UUID replyTo = Callers.pathId(id, OutboxId::parse, "reply").value();
         Optional<StoredReplies.Reply> reply = replies.find(replyTo);
+        Optional<StoredReplies.Pending> pending = Optional.empty();
+        if (reply.isEmpty()) {
+            pending = replies.pending(replyTo);
+            if (pending.isEmpty()) {
+                // the row may have finished between the two looks (its answer and its removal commit together):
+                // its answer is there now, or there is none
+                reply = replies.find(replyTo);
+            }
+        }
         if (reply.isPresent() && AppAccess.mayReach(caller, new AppId(reply.get().appId()))) {
             return ReplyAnswers.of(reply.get(), uri.getRequestUri().getRawPath());
         }
-        Optional<StoredReplies.Pending> pending = reply.isPresent() ? Optional.empty() : replies.pending(replyTo);
         if (pending.isPresent() && AppAccess.mayReach(caller, new AppId(pending.get().appId()))) {
             return Response.accepted(Jsons.object().add("id", pending.get().row().toString())
                     .add("replyId", id).add("status", "pending").build()).header("Retry-After", "1").build();
