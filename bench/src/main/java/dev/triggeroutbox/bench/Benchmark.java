@@ -146,7 +146,7 @@ public final class Benchmark {
     }
 
     private static void describe(Results r, Settings s, Database db) throws Exception {
-        r.environment.put("command", "`./mvnw -q package -DskipTests && ./mvnw -f bench/pom.xml -q compile exec:java"
+        r.environment.put("command", "`./mvnw -q -Pserver package -DskipTests && ./mvnw -f bench/pom.xml -q compile exec:java"
                 + (s.quick() ? " -Dbench.quick=true" : "") + "`");
         r.environment.put("date", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
         r.environment.put("machine", Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name")
