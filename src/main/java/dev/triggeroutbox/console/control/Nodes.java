@@ -44,10 +44,11 @@ public class Nodes {
          * {@code leaseMillis}.
          */
         static Status of(double ageMillis, long pollMillis, long leaseMillis) {
-            if (ageMillis > Math.max(leaseMillis, STALLED_AFTER_TICKS * pollMillis + 1_000)) {
+            long stalledAfter = STALLED_AFTER_TICKS * pollMillis + 1_000;
+            if (ageMillis > Math.max(leaseMillis, stalledAfter)) {
                 return STOPPED;
             }
-            return ageMillis > STALLED_AFTER_TICKS * pollMillis + 1_000 ? STALLED : ALIVE;
+            return ageMillis > stalledAfter ? STALLED : ALIVE;
         }
     }
 
