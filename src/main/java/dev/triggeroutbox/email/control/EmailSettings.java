@@ -1,6 +1,6 @@
 package dev.triggeroutbox.email.control;
 
-import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.rest.control.BodyLimits;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -43,8 +43,8 @@ public class EmailSettings implements BodyLimits {
         return isEmailPath(path) ? new Limit(maxBytes, tooLarge()) : null;
     }
 
-    public ApiException tooLarge() {
-        return new ApiException(413, "payload-too-large", "Payload too large",
+    public OutboxRefusedException tooLarge() {
+        return OutboxRefusedException.tooLarge(
                 "the message exceeds the limit of " + maxBytes + " bytes (outbox.email.max-bytes)");
     }
 }

@@ -1,6 +1,7 @@
 package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.api.OutboxDelivery;
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
@@ -38,7 +39,7 @@ import java.util.function.ToIntFunction;
  * <p>Every call is held to {@link OutboxLimits}, whoever makes it (REST, this Java API, the remote
  * EJB view, the pubsub and email sources): the payload must be JSON text {@code jsonb} can store,
  * within {@code outbox.max-payload-bytes} as stored, {@code deliverAt} within 10 years of now, the
- * depth within {@code outbox.max-trigger-depth}. A refusal is an {@link dev.triggeroutbox.rest.control.ApiException}
+ * depth within {@code outbox.max-trigger-depth}. A refusal is an {@link OutboxRefusedException}
  * saying which value and why, and nothing is written.
  *
  * <p>Rows carry the W3C trace context current on the calling thread ({@link CurrentTrace}: a REST call's

@@ -2,6 +2,7 @@ package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.api.OutboxMessage;
 import dev.triggeroutbox.api.OutboxProducer;
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
@@ -10,7 +11,6 @@ import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.platform.CallerGroups;
-import dev.triggeroutbox.rest.control.ApiException;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJBAccessException;
@@ -55,7 +55,7 @@ public class OutboxProducerBean implements OutboxProducer {
                 .withOrderingKey(message.orderingKey());
         try (CurrentTrace.Scope trace = CurrentTrace.open(TraceContext.parse(message.traceparent(), message.tracestate()))) {
             return outbox.enqueue(row).value();
-        } catch (ApiException e) {
+        } catch (OutboxRefusedException e) {
             throw refused(e);
         } catch (SQLException e) {
             throw databaseFailure("enqueue", e);
@@ -75,7 +75,7 @@ public class OutboxProducerBean implements OutboxProducer {
             return outbox.publish(app, kind(sourceKind), required(payload, "payload"),
                             context.getCallerPrincipal().getName(), null, 0, null, orderingKey)
                     .stream().map(r -> r.id().value()).toList();
-        } catch (ApiException e) {
+        } catch (OutboxRefusedException e) {
             throw refused(e);
         } catch (SQLException e) {
             throw databaseFailure("publish", e);
@@ -83,7 +83,7 @@ public class OutboxProducerBean implements OutboxProducer {
     }
 
     /** A refusal as the JDK exception a caller with only the api package can read (ours has no place there). */
-    private static IllegalArgumentException refused(ApiException e) {
+    private static IllegalArgumentException refused(OutboxRefusedException e) {
         return new IllegalArgumentException(e.getMessage());
     }
 

@@ -1,7 +1,7 @@
 package dev.triggeroutbox.outbox.control;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.rest.control.ApiException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -64,8 +64,8 @@ public class ReplySlots {
         T run() throws SQLException;
     }
 
-    private static ApiException taken(OutboxId replyTo) {
-        return new ApiException(409, "reply-taken", "Reply id taken",
+    private static OutboxRefusedException taken(OutboxId replyTo) {
+        return OutboxRefusedException.conflict("reply-taken", "Reply id taken",
                 "replyTo " + replyTo + " is already the reply id of another row: reply ids are one per row");
     }
 

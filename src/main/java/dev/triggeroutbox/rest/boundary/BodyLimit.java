@@ -1,6 +1,6 @@
 package dev.triggeroutbox.rest.boundary;
 
-import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.rest.control.BodyLimits;
 import dev.triggeroutbox.rest.control.Problems;
 import jakarta.enterprise.inject.Instance;
@@ -50,7 +50,7 @@ public class BodyLimit implements ContainerRequestFilter {
             return;
         }
         int limit = found.bytes();
-        ApiException tooLarge = found.tooLarge();
+        OutboxRefusedException tooLarge = found.tooLarge();
         if (request.getLength() > limit) {
             request.abortWith(Problems.response(tooLarge, request.getUriInfo().getRequestUri().getRawPath()));
             return;
@@ -63,10 +63,10 @@ public class BodyLimit implements ContainerRequestFilter {
     /** Counts what is read and fails past the limit. */
     static final class Limited extends FilterInputStream {
         private final long limit;
-        private final ApiException tooLarge;
+        private final OutboxRefusedException tooLarge;
         private long read;
 
-        Limited(InputStream in, long limit, ApiException tooLarge) {
+        Limited(InputStream in, long limit, OutboxRefusedException tooLarge) {
             super(in);
             this.limit = limit;
             this.tooLarge = tooLarge;

@@ -1,5 +1,7 @@
 package dev.triggeroutbox.rest.control;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
+
 /**
  * A feature's limits on the size of request bodies, for the paths it serves. The REST layer's body filter asks
  * every feature's, in {@link #order()}, and applies the first limit it gets.
@@ -7,7 +9,7 @@ package dev.triggeroutbox.rest.control;
 public interface BodyLimits {
 
     /** A limit in bytes, and the refusal a larger body gets (413). */
-    record Limit(int bytes, ApiException tooLarge) {
+    record Limit(int bytes, OutboxRefusedException tooLarge) {
     }
 
     /** Features with a lower order are asked first: one with paths of its own before one with a limit for all. */
