@@ -40,7 +40,7 @@ public class EmailSettings implements BodyLimits {
 
     @Override
     public Limit limitFor(String path) {
-        return isEmailPath(path) ? new Limit(maxBytes, tooLarge()) : null;
+        return isEmailPath(path) ? new Limit(maxBytes, this::tooLarge) : null;
     }
 
     public OutboxRefusedException tooLarge() {

@@ -83,10 +83,10 @@ public class OutboxLimits implements BodyLimits {
     @Override
     public Limit limitFor(String path) {
         if (path.endsWith(":batch")) {
-            return new Limit(maxBatchBytes, OutboxRefusedException.tooLarge(
+            return new Limit(maxBatchBytes, () -> OutboxRefusedException.tooLarge(
                     "the request body exceeds the limit of " + maxBatchBytes + " bytes for a batch (outbox.max-batch-bytes)"));
         }
-        return new Limit(maxBodyBytes(), OutboxRefusedException.tooLarge(maxBodyBytes()));
+        return new Limit(maxBodyBytes(), () -> OutboxRefusedException.tooLarge(maxBodyBytes()));
     }
 
     /** Refuses a batch of the Java API that is empty or over {@code outbox.max-batch-events}. */

@@ -1,6 +1,7 @@
 package dev.triggeroutbox.rest.control;
 
 import dev.triggeroutbox.api.OutboxRefusedException;
+import java.util.function.Supplier;
 
 /**
  * A feature's limits on the size of request bodies, for the paths it serves. The REST layer's body filter asks
@@ -8,8 +9,8 @@ import dev.triggeroutbox.api.OutboxRefusedException;
  */
 public interface BodyLimits {
 
-    /** A limit in bytes, and the refusal a larger body gets (413). */
-    record Limit(int bytes, OutboxRefusedException tooLarge) {
+    /** A limit in bytes, and how to make the refusal a larger body gets (413): made only when a body is refused. */
+    record Limit(int bytes, Supplier<OutboxRefusedException> tooLarge) {
     }
 
     /** Features with a lower order are asked first: one with paths of its own before one with a limit for all. */
