@@ -90,8 +90,7 @@ public class EmailResource {
         String payload = limits.payloadText(mail.toJson(), null);
         // the fingerprint is the event, so a retry of either form with the same key replays
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), payload, () -> {
-            return Payloads.published(Payloads.write(() ->
-                    outbox.publish(app, SourceKind.EMAIL, payload, Callers.name(caller), null, 0, null)));
+            return Payloads.published(outbox.publish(app, SourceKind.EMAIL, payload, Callers.name(caller), null, 0, null));
         }).toResponse();
     }
 }

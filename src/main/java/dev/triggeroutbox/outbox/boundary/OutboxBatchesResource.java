@@ -82,7 +82,7 @@ public class OutboxBatchesResource {
             return Payloads.once(idempotency, caller, uri, key, body, () -> {
                 List<OutboxId> ids;
                 try {
-                    ids = Payloads.write(() -> outbox.enqueueAll(rows));
+                    ids = outbox.enqueueAll(rows);
                 } catch (UnknownTriggersException e) {
                     throw refused(OutboxRefusedException.Reason.UNPROCESSABLE, "unknown-trigger", "Request cannot be processed", e.rows().stream()
                             .map(i -> new OutboxRefusedException.FieldError(field(i, "triggerId"), "is not a trigger of app " + rows.get(i).appId()))

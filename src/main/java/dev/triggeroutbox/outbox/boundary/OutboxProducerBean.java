@@ -3,6 +3,7 @@ package dev.triggeroutbox.outbox.boundary;
 import dev.triggeroutbox.api.OutboxMessage;
 import dev.triggeroutbox.api.OutboxProducer;
 import dev.triggeroutbox.api.OutboxRefusedException;
+import dev.triggeroutbox.api.OutboxUnavailableException;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
@@ -18,7 +19,6 @@ import jakarta.ejb.EJBException;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
 import java.util.logging.Level;
@@ -57,7 +57,7 @@ public class OutboxProducerBean implements OutboxProducer {
             return outbox.enqueue(row).value();
         } catch (OutboxRefusedException e) {
             throw refused(e);
-        } catch (SQLException e) {
+        } catch (OutboxUnavailableException e) {
             throw databaseFailure("enqueue", e);
         }
     }
@@ -77,12 +77,15 @@ public class OutboxProducerBean implements OutboxProducer {
                     .stream().map(r -> r.id().value()).toList();
         } catch (OutboxRefusedException e) {
             throw refused(e);
-        } catch (SQLException e) {
+        } catch (OutboxUnavailableException e) {
             throw databaseFailure("publish", e);
         }
     }
 
-    /** A refusal as the JDK exception a caller with only the api package can read (ours has no place there). */
+    /**
+     * A refusal as the JDK exception remote callers have always been given: their clients catch it, and an
+     * IllegalArgumentException needs no class of ours on the other side of the wire.
+     */
     private static IllegalArgumentException refused(OutboxRefusedException e) {
         return new IllegalArgumentException(e.getMessage());
     }
@@ -91,7 +94,7 @@ public class OutboxProducerBean implements OutboxProducer {
      * The database's own text stays in the server log: it can carry SQL, table names and the values
      * of other rows. The caller gets a fixed sentence and an incident id to quote.
      */
-    private static EJBException databaseFailure(String call, SQLException e) {
+    private static EJBException databaseFailure(String call, OutboxUnavailableException e) {
         String incident = UUID.randomUUID().toString();
         LOG.log(Level.SEVERE, "incident " + incident + ": " + call + " failed in the database", e);
         return new EJBException(call + " failed: the outbox could not write to its database (incident " + incident

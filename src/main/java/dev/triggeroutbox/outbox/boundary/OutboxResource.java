@@ -87,7 +87,7 @@ public class OutboxResource {
                 NewOutboxRow row = read.toNew(payloadText, Callers.name(caller));
                 OutboxId id;
                 try {
-                    id = Payloads.write(() -> outbox.enqueue(row));
+                    id = outbox.enqueue(row);
                 } catch (UnknownTriggerException e) {
                     throw OutboxRefusedException.notFound("trigger " + read.trigger());
                 }

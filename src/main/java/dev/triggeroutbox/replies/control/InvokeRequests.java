@@ -42,7 +42,7 @@ public class InvokeRequests {
             OutboxId replyTo = OutboxId.random();
             OutboxId id;
             try {
-                id = Payloads.write(() -> outbox.enqueue(row.withReplyTo(replyTo)));
+                id = outbox.enqueue(row.withReplyTo(replyTo));
             } catch (UnknownTriggerException e) {
                 // deleted since the caller looked it up
                 throw OutboxRefusedException.notFound("trigger " + row.triggerId());
