@@ -2,6 +2,7 @@ package dev.triggeroutbox.rest.boundary;
 
 import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.api.OutboxRefusedException.Reason;
+import dev.triggeroutbox.rest.control.DatabaseOutages;
 import dev.triggeroutbox.rest.control.Problems;
 import jakarta.json.JsonException;
 import jakarta.ws.rs.ProcessingException;
@@ -125,7 +126,10 @@ public final class ProblemMappers {
         }
     }
 
-    /** Anything else is our bug: log it with an incident id, tell the client only the id. */
+    /**
+     * A database that cannot be reached answers 503 with a time to try again (logged in one line, its text never
+     * answered). Anything else is our bug: log it with an incident id, tell the client only the id.
+     */
     @Provider
     public static class Unexpected implements ExceptionMapper<Throwable> {
         private static final Logger LOG = Logger.getLogger(Unexpected.class.getName());
@@ -149,6 +153,11 @@ public final class ProblemMappers {
             if (bound != null) {
                 return Problems.response(bound, path(uri));
             }
+            if (DatabaseOutages.in(e)) {
+                LOG.warning(() -> "the database cannot be reached, answered 503 on " + path(uri) + ": "
+                        + DatabaseOutages.summary(e));
+                return unavailable(path(uri));
+            }
             String incident = UUID.randomUUID().toString();
             LOG.log(Level.SEVERE, "incident " + incident + " on " + path(uri), e);
             return Problems.response(500, "internal", "Internal error",
@@ -158,6 +167,12 @@ public final class ProblemMappers {
 
     static Response malformed(String path) {
         return Problems.response(400, "malformed-json", "Malformed JSON", "the request body is not valid JSON", path);
+    }
+
+    /** The database cannot be reached: worth trying again in a few seconds, which is how long a restart or failover takes. */
+    static Response unavailable(String path) {
+        return Response.fromResponse(Problems.response(503, "unavailable", "Service unavailable",
+                "the outbox cannot reach its database; try again shortly", path)).header("Retry-After", "5").build();
     }
 
     static Response notUtf8(String path) {
