@@ -78,7 +78,7 @@ public class Outbox {
     Tracing tracing;
 
     /**
-     * Enqueues one row. A row naming its own {@code replyTo} is refused (409 {@code reply-taken}) when
+     * Enqueues one row. A row naming its own {@code replyTo} is refused ({@code CONFLICT}, {@code reply-taken}) when
      * another row has that reply id, waiting or answered: reply ids are one per row.
      */
     @Transactional(Transactional.TxType.SUPPORTS)

@@ -97,14 +97,15 @@ public class OutboxLimits implements BodyLimits {
         }
     }
 
-    /** Cascades deeper than this are refused (REST: 422) or dead-lettered (rows): the loop guard. */
+    /** Cascades deeper than this are refused ({@code UNPROCESSABLE}) or dead-lettered (rows): the loop guard. */
     public int maxTriggerDepth() {
         return maxTriggerDepth;
     }
 
     /**
-     * A payload from a REST caller as JSON text, after the checks every producer call makes: storable
-     * in {@code jsonb} (400), the size limit (413) and the loop guard (422). {@code depth} may be null.
+     * A payload from a REST caller as JSON text, after the checks every producer call makes: storable in
+     * {@code jsonb} ({@code INVALID}), the size limit ({@code TOO_LARGE}) and the loop guard ({@code UNPROCESSABLE}).
+     * {@code depth} may be null.
      */
     public String payloadText(JsonValue payload, Integer depth) {
         String text = payload.toString();

@@ -28,7 +28,7 @@ public class ReplySlots {
 
     /**
      * Takes {@code replyTo} for a row about to be written in the caller's transaction, or refuses it
-     * (409). A transaction lock on the id holds a concurrent request with the same id until this
+     * ({@code CONFLICT}). A transaction lock on the id holds a concurrent request with the same id until this
      * transaction ends, and its check then sees this row.
      */
     @Transactional(Transactional.TxType.MANDATORY)
@@ -36,7 +36,7 @@ public class ReplySlots {
         check(replyTo);
     }
 
-    /** Takes every reply id of rows about to be written together (refused, 409, when two of them share one). */
+    /** Takes every reply id of rows about to be written together (refused, {@code CONFLICT}, when two of them share one). */
     @Transactional(Transactional.TxType.MANDATORY)
     public void takeAll(List<OutboxId> replyTos) throws SQLException {
         Set<OutboxId> seen = new HashSet<>();

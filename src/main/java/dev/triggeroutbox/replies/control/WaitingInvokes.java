@@ -14,8 +14,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * The caps on invokes that wait for their answer on this node, per caller and in all. A waiting
  * invoke holds no thread, but it does hold an open connection, a little memory and a place in every
  * look at the replies table; the caps keep one runaway client from taking all of that, and keep a
- * node's looks small. A slot is taken before the invoke writes anything, so a refused invoke (429)
- * leaves no row behind.
+ * node's looks small. A slot is taken before the invoke writes anything, so a refused invoke
+ * ({@code TOO_MANY}) leaves no row behind.
  */
 @ApplicationScoped
 public class WaitingInvokes {
@@ -70,7 +70,7 @@ public class WaitingInvokes {
         }
     }
 
-    /** A slot for {@code caller}, or a 429 refusal when this caller or this node is at its cap. */
+    /** A slot for {@code caller}, or a {@code TOO_MANY} refusal when this caller or this node is at its cap. */
     public synchronized Slot take(String caller) {
         if (total >= maxPerNode) {
             throw OutboxRefusedException.tooMany("too-many-waiting-invokes", "this node already holds " + maxPerNode
