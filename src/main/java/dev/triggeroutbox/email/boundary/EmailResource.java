@@ -1,6 +1,7 @@
 package dev.triggeroutbox.email.boundary;
 
 import dev.triggeroutbox.api.OutboxRefusedException;
+import dev.triggeroutbox.api.OutboxRefusedException.Reason;
 import dev.triggeroutbox.email.control.InboundMail;
 import dev.triggeroutbox.email.control.JsonMail;
 import dev.triggeroutbox.email.control.MalformedMailException;
@@ -67,7 +68,7 @@ public class EmailResource {
         try {
             mail = MimeMail.parse(message == null ? new byte[0] : message);
         } catch (MalformedMailException e) {
-            throw new OutboxRefusedException(OutboxRefusedException.Reason.INVALID, "email-malformed", "Malformed email", e.getMessage());
+            throw new OutboxRefusedException(Reason.INVALID, "email-malformed", "Malformed email", e.getMessage());
         }
         return publish(app, key, mail);
     }

@@ -1,6 +1,8 @@
 package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.api.OutboxRefusedException;
+import dev.triggeroutbox.api.OutboxRefusedException.FieldError;
+import dev.triggeroutbox.api.OutboxRefusedException.Reason;
 import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.UnknownTriggersException;
@@ -64,14 +66,14 @@ public class OutboxBatchesResource {
         List<Payloads.Row> read = Payloads.batch(b, body, Payloads.Row.FIELDS, limits).stream()
                 .map(Payloads.Row::read).toList();
         b.validate();
-        List<OutboxRefusedException.FieldError> unreachable = new ArrayList<>();
+        List<FieldError> unreachable = new ArrayList<>();
         for (int i = 0; i < read.size(); i++) {
             if (!AppAccess.mayReach(caller, read.get(i).app())) {
                 unreachable.add(new OutboxRefusedException.FieldError(field(i, "appId"), "app " + read.get(i).app() + " not found"));
             }
         }
         if (!unreachable.isEmpty()) {
-            throw refused(OutboxRefusedException.Reason.NOT_FOUND, "not-found", "Not found", unreachable);
+            throw refused(Reason.NOT_FOUND, "not-found", "Not found", unreachable);
         }
         List<NewOutboxRow> rows = new ArrayList<>(read.size());
         for (int i = 0; i < read.size(); i++) {
@@ -84,7 +86,7 @@ public class OutboxBatchesResource {
                 try {
                     ids = outbox.enqueueAll(rows);
                 } catch (UnknownTriggersException e) {
-                    throw refused(OutboxRefusedException.Reason.UNPROCESSABLE, "unknown-trigger", "Request cannot be processed", e.rows().stream()
+                    throw refused(Reason.UNPROCESSABLE, "unknown-trigger", "Request cannot be processed", e.rows().stream()
                             .map(i -> new OutboxRefusedException.FieldError(field(i, "triggerId"), "is not a trigger of app " + rows.get(i).appId()))
                             .toList());
                 }
@@ -101,7 +103,7 @@ public class OutboxBatchesResource {
         return Payloads.BATCH_FIELD + "[" + row + "]." + name;
     }
 
-    private static OutboxRefusedException refused(OutboxRefusedException.Reason reason, String type, String title, List<OutboxRefusedException.FieldError> errors) {
+    private static OutboxRefusedException refused(Reason reason, String type, String title, List<FieldError> errors) {
         String detail = errors.size() == 1 ? errors.get(0).field() + ": " + errors.get(0).message()
                 : errors.size() + " events are refused";
         return new OutboxRefusedException(reason, type, title, detail, errors, null);

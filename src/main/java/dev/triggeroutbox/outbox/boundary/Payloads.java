@@ -1,6 +1,8 @@
 package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.api.OutboxRefusedException;
+import dev.triggeroutbox.api.OutboxRefusedException.FieldError;
+import dev.triggeroutbox.api.OutboxRefusedException.Reason;
 import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
@@ -126,7 +128,7 @@ public final class Payloads {
         if (items != null && items.getValueType() == JsonValue.ValueType.ARRAY) {
             int size = items.asJsonArray().size();
             if (size > limits.maxBatchEvents()) {
-                throw new OutboxRefusedException(OutboxRefusedException.Reason.TOO_LARGE, "batch-too-large", "Batch too large", "the batch has " + size
+                throw new OutboxRefusedException(Reason.TOO_LARGE, "batch-too-large", "Batch too large", "the batch has " + size
                         + " events; the limit is " + limits.maxBatchEvents() + " (outbox.max-batch-events)");
             }
             if (size == 0) {
@@ -140,7 +142,7 @@ public final class Payloads {
     /** A refusal of one event's checks, told as the {@code index}-th event's. */
     static OutboxRefusedException inBatch(OutboxRefusedException e, int index) {
         String prefix = BATCH_FIELD + "[" + index + "].";
-        List<OutboxRefusedException.FieldError> errors = e.errors().isEmpty()
+        List<FieldError> errors = e.errors().isEmpty()
                 ? List.of(new OutboxRefusedException.FieldError(prefix + ("trigger-depth-exceeded".equals(e.type()) ? "triggerDepth" : "payload"),
                         e.getMessage()))
                 : e.errors().stream().map(f -> new OutboxRefusedException.FieldError(prefix + f.field(), f.message())).toList();
