@@ -3,12 +3,12 @@ package dev.triggeroutbox.replies;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.replies.control.InvokeRequests;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.testkit.Deployments;
 import dev.triggeroutbox.testkit.Sql;
 import jakarta.inject.Inject;
@@ -40,9 +40,9 @@ class InvokeRaceIT {
         UUID app = UUID.randomUUID();
         TriggerId gone = new TriggerId(UUID.randomUUID());
         NewOutboxRow row = NewOutboxRow.to(new AppId(app), SourceKind.HTTP, gone, "{}");
-        ApiException e = assertThrows(ApiException.class,
+        OutboxRefusedException e = assertThrows(OutboxRefusedException.class,
                 () -> requests.start("it-producer-a", "race-" + app, "/outbox/api/v1/x", "{}", row, "/outbox/api/v1/replies"));
-        assertEquals(404, e.status(), e.getMessage());
+        assertEquals(OutboxRefusedException.Reason.NOT_FOUND, e.reason(), e.getMessage());
         assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app));
         assertEquals(0, Sql.count("SELECT count(*) FROM idempotency_keys WHERE key = ?", "race-" + app), "the key is not kept");
     }

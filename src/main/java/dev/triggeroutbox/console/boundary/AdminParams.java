@@ -1,5 +1,6 @@
 package dev.triggeroutbox.console.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.console.control.DeadLetterFilter;
 import dev.triggeroutbox.console.control.DeadLetters;
 import dev.triggeroutbox.console.control.PageCursor;
@@ -7,7 +8,6 @@ import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OrderingKey;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
-import dev.triggeroutbox.rest.control.ApiException;
 import java.time.OffsetDateTime;
 import java.util.function.Function;
 
@@ -28,7 +28,7 @@ final class AdminParams {
         try {
             return parse.apply(value);
         } catch (IllegalArgumentException | java.time.DateTimeException e) {
-            throw ApiException.invalid(name, expected);
+            throw OutboxRefusedException.invalid(name, expected);
         }
     }
 
@@ -38,7 +38,7 @@ final class AdminParams {
             return fallback;
         }
         if (n < min || n > max) {
-            throw ApiException.invalid(name, "must be between " + min + " and " + max);
+            throw OutboxRefusedException.invalid(name, "must be between " + min + " and " + max);
         }
         return n;
     }
@@ -60,7 +60,7 @@ final class AdminParams {
     static OffsetDateTime time(String name, String value) {
         OffsetDateTime t = parse(name, value, OffsetDateTime::parse, "must be an RFC 3339 time, e.g. 2026-12-03T10:00:00Z");
         if (t != null && (t.getYear() < 1 || t.getYear() > 9999)) {
-            throw ApiException.invalid(name, "must be a time between the years 1 and 9999");
+            throw OutboxRefusedException.invalid(name, "must be a time between the years 1 and 9999");
         }
         return t;
     }
@@ -80,13 +80,13 @@ final class AdminParams {
     static DeadLetterFilter deadLetterFilter(String appId, String sourceKind, String error, String triggerId, String errorGroup,
             String orderingKey) {
         if (error != null && (error.isBlank() || error.length() > DeadLetterFilter.MAX_ERROR_TEXT)) {
-            throw ApiException.invalid("error", "must be 1 to " + DeadLetterFilter.MAX_ERROR_TEXT + " characters");
+            throw OutboxRefusedException.invalid("error", "must be 1 to " + DeadLetterFilter.MAX_ERROR_TEXT + " characters");
         }
         if (errorGroup != null && (errorGroup.isEmpty() || errorGroup.length() > DeadLetterFilter.MAX_ERROR_GROUP)) {
-            throw ApiException.invalid("errorGroup", "must be 1 to " + DeadLetterFilter.MAX_ERROR_GROUP + " characters");
+            throw OutboxRefusedException.invalid("errorGroup", "must be 1 to " + DeadLetterFilter.MAX_ERROR_GROUP + " characters");
         }
         if (orderingKey != null && OrderingKey.problem(orderingKey) != null) {
-            throw ApiException.invalid("orderingKey", OrderingKey.problem(orderingKey));
+            throw OutboxRefusedException.invalid("orderingKey", OrderingKey.problem(orderingKey));
         }
         TriggerId trigger = parse("triggerId", triggerId, TriggerId::parse, "must be a UUID");
         return new DeadLetterFilter(app(appId), kind(sourceKind), error, trigger, errorGroup, orderingKey);

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.console.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.console.control.Activity;
 import dev.triggeroutbox.console.control.AllTriggers;
 import dev.triggeroutbox.console.control.AuditLog;
@@ -18,7 +19,6 @@ import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.RowState;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.targets.control.WebhookTarget;
@@ -163,10 +163,10 @@ public class AdminResource {
             return text;
         }, "must be one of pending, scheduled, in_flight, held, delivered, dead, cancelled");
         if (orderingKey != null && OrderingKey.problem(orderingKey) != null) {
-            throw ApiException.invalid("orderingKey", OrderingKey.problem(orderingKey));
+            throw OutboxRefusedException.invalid("orderingKey", OrderingKey.problem(orderingKey));
         }
         if (orderingKey != null && s != null && RowBrowser.FINISHED.contains(s)) {
-            throw ApiException.invalid("orderingKey", "applies to rows in the outbox and dead letters only: the history keeps no ordering key");
+            throw OutboxRefusedException.invalid("orderingKey", "applies to rows in the outbox and dead letters only: the history keeps no ordering key");
         }
         TriggerId trigger = AdminParams.parse("triggerId", triggerId, TriggerId::parse, "must be a UUID");
         AppId app = AdminParams.app(appId);
@@ -191,7 +191,7 @@ public class AdminResource {
     @Path("rows/{id}")
     public JsonObject row(@PathParam("id") String id) throws SQLException {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
-        RowState status = rowStatus.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id));
+        RowState status = rowStatus.find(row).orElseThrow(() -> OutboxRefusedException.notFound("outbox row " + id));
         JsonValue dead = "dead".equals(status.status())
                 ? deadLetters.find(row).<JsonValue>map(DeadLetterJson::kept).orElse(JsonValue.NULL) : JsonValue.NULL;
         return Jsons.object().add("row", RowStateJson.of(status, RowStateJson.View.OPERATOR)).add("deadLetter", dead)
@@ -203,7 +203,7 @@ public class AdminResource {
     public JsonObject audit(@QueryParam("action") String action, @QueryParam("targetId") String targetId,
             @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) throws SQLException {
         if (action != null && action.length() > 100) {
-            throw ApiException.invalid("action", "must be at most 100 characters");
+            throw OutboxRefusedException.invalid("action", "must be at most 100 characters");
         }
         UUID target = AdminParams.parse("targetId", targetId, UUID::fromString, "must be a UUID");
         Long before = AdminParams.parse("cursor", cursor, Long::parseLong, "is not a cursor from a previous page");

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.console.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.console.control.DeadLetterFilter;
@@ -7,7 +8,6 @@ import dev.triggeroutbox.console.control.DeadLetters;
 import dev.triggeroutbox.outbox.boundary.Payloads;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.JsonBody;
@@ -101,7 +101,7 @@ public class DeadLettersResource {
     public JsonObject get(@PathParam("id") String id) throws SQLException {
         onlyPostOnReplay(id);
         return deadLetters.find(Callers.pathId(id, OutboxId::parse, "dead letter")).map(DeadLetterJson::kept)
-                .orElseThrow(() -> ApiException.notFound("dead letter " + id));
+                .orElseThrow(() -> OutboxRefusedException.notFound("dead letter " + id));
     }
 
     @POST
@@ -120,7 +120,7 @@ public class DeadLettersResource {
                 return true;
             });
             if (!replayed) {
-                throw ApiException.notFound("dead letter " + id);
+                throw OutboxRefusedException.notFound("dead letter " + id);
             }
             wakeup.revived(1);
             return new IdempotencyKeys.Answer(201, Locations.of(uri, "outbox", row.toString()),
@@ -189,7 +189,7 @@ public class DeadLettersResource {
         b.validate();
         DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, errorGroup, orderingKey);
         if (filter.isEmpty() && !Boolean.TRUE.equals(all)) {
-            throw ApiException.invalid("all", "must be true to " + action
+            throw OutboxRefusedException.invalid("all", "must be true to " + action
                     + " without a filter (appId, sourceKind, error, triggerId, errorGroup or orderingKey)");
         }
         return new Bulk(filter, limit);
@@ -202,7 +202,7 @@ public class DeadLettersResource {
         onlyPostOnReplay(id);
         OutboxId row = Callers.pathId(id, OutboxId::parse, "dead letter");
         if (!deadLetters.discard(row)) {
-            throw ApiException.notFound("dead letter " + id);
+            throw OutboxRefusedException.notFound("dead letter " + id);
         }
         audit.record(Callers.name(caller), AuditLog.DISCARD, List.of(row.value()), null, 1);
         return Response.noContent().build();

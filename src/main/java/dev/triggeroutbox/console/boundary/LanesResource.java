@@ -1,12 +1,12 @@
 package dev.triggeroutbox.console.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.console.control.Lanes;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OrderingKey;
 import dev.triggeroutbox.outbox.entity.TriggerId;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.JsonBody;
 import dev.triggeroutbox.rest.control.Jsons;
@@ -80,7 +80,7 @@ public class LanesResource {
     @Transactional(rollbackOn = Exception.class)
     public JsonObject skip(JsonValue body) throws SQLException {
         Lane lane = lane(body);
-        Lanes.Acted acted = lanes.skip(lane.id(), lane.orderingKey()).orElseThrow(() -> new ApiException(409,
+        Lanes.Acted acted = lanes.skip(lane.id(), lane.orderingKey()).orElseThrow(() -> OutboxRefusedException.conflict(
                 "lane-not-blocked", "Lane not blocked", "no dead letter blocks lane " + lane.orderingKey()
                         + " (a retrying head is skipped by cancelling it: POST /outbox/{id}/cancel)"));
         audit.record(Callers.name(caller), AuditLog.LANE_SKIP, List.of(acted.headId()), lane.json(), 1);
@@ -95,8 +95,8 @@ public class LanesResource {
     @Transactional(rollbackOn = Exception.class)
     public JsonObject retry(JsonValue body) throws SQLException {
         Lane lane = lane(body);
-        Lanes.Acted acted = lanes.retry(lane.id(), lane.orderingKey(), Callers.name(caller)).orElseThrow(() -> new ApiException(409,
-                "lane-not-stuck", "Lane not stuck", "lane " + lane.orderingKey()
+        Lanes.Acted acted = lanes.retry(lane.id(), lane.orderingKey(), Callers.name(caller)).orElseThrow(() ->
+                OutboxRefusedException.conflict("lane-not-stuck", "Lane not stuck", "lane " + lane.orderingKey()
                         + " has no dead head and no retrying head waiting (in flight, held, or flowing)"));
         audit.record(Callers.name(caller), AuditLog.LANE_RETRY, List.of(acted.headId()), lane.json(), 1);
         wakeup.revived(1);
@@ -126,7 +126,7 @@ public class LanesResource {
         }
         b.validate();
         if (trigger != null && !lanes.triggerExists(trigger.value())) {
-            throw ApiException.notFound("trigger " + trigger);
+            throw OutboxRefusedException.notFound("trigger " + trigger);
         }
         return new Lane(trigger != null ? trigger.value() : app.value(), trigger != null, key);
     }

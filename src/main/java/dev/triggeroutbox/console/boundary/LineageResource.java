@@ -1,5 +1,6 @@
 package dev.triggeroutbox.console.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.console.control.Lineage;
 import dev.triggeroutbox.console.entity.Cascade;
 import dev.triggeroutbox.outbox.boundary.RowStateJson;
@@ -7,7 +8,6 @@ import dev.triggeroutbox.outbox.control.RowStatus;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.RowState;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.annotation.security.RolesAllowed;
@@ -49,7 +49,7 @@ public class LineageResource {
         ExecutionId root = Callers.pathId(rootText, ExecutionId::parse, "execution");
         List<RowState> cascade = rows.cascade(root, MAX_ROWS + 1);
         if (cascade.isEmpty()) {
-            throw ApiException.notFound("execution " + rootText);
+            throw OutboxRefusedException.notFound("execution " + rootText);
         }
         boolean truncated = cascade.size() > MAX_ROWS;
         return json(Lineage.tree(root, truncated ? cascade.subList(0, MAX_ROWS) : cascade, truncated));

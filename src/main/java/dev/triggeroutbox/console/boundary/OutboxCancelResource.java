@@ -1,5 +1,6 @@
 package dev.triggeroutbox.console.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.outbox.boundary.Payloads;
 import dev.triggeroutbox.outbox.control.CancelFilter;
@@ -7,7 +8,6 @@ import dev.triggeroutbox.outbox.control.Cancellations;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OrderingKey;
 import dev.triggeroutbox.outbox.entity.TriggerId;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.JsonBody;
 import dev.triggeroutbox.rest.control.Jsons;
@@ -72,7 +72,7 @@ public class OutboxCancelResource {
         b.validate();
         CancelFilter filter = new CancelFilter(app, trigger, kind, olderThan, orderingKey);
         if (filter.isEmpty() && !Boolean.TRUE.equals(all)) {
-            throw ApiException.invalid("all", "must be true to cancel without a filter (appId, triggerId, sourceKind, orderingKey or olderThan)");
+            throw OutboxRefusedException.invalid("all", "must be true to cancel without a filter (appId, triggerId, sourceKind, orderingKey or olderThan)");
         }
         Cancellations.Bulk done = cancellations.cancelMatching(filter, MAX_BULK);
         audit.record(Callers.name(caller), AuditLog.BULK_CANCEL, done.ids(), filter.json(), done.ids().size());

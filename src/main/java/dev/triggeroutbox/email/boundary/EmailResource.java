@@ -1,5 +1,7 @@
 package dev.triggeroutbox.email.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
+import dev.triggeroutbox.api.OutboxRefusedException.Reason;
 import dev.triggeroutbox.email.control.InboundMail;
 import dev.triggeroutbox.email.control.JsonMail;
 import dev.triggeroutbox.email.control.MalformedMailException;
@@ -10,7 +12,6 @@ import dev.triggeroutbox.outbox.boundary.Payloads;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import jakarta.annotation.security.RolesAllowed;
@@ -67,7 +68,7 @@ public class EmailResource {
         try {
             mail = MimeMail.parse(message == null ? new byte[0] : message);
         } catch (MalformedMailException e) {
-            throw new ApiException(400, "email-malformed", "Malformed email", e.getMessage());
+            throw new OutboxRefusedException(Reason.INVALID, "email-malformed", "Malformed email", e.getMessage());
         }
         return publish(app, key, mail);
     }
@@ -90,8 +91,7 @@ public class EmailResource {
         String payload = limits.payloadText(mail.toJson(), null);
         // the fingerprint is the event, so a retry of either form with the same key replays
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), payload, () -> {
-            return Payloads.published(Payloads.write(() ->
-                    outbox.publish(app, SourceKind.EMAIL, payload, Callers.name(caller), null, 0, null)));
+            return Payloads.published(outbox.publish(app, SourceKind.EMAIL, payload, Callers.name(caller), null, 0, null));
         }).toResponse();
     }
 }

@@ -1,6 +1,6 @@
 package dev.triggeroutbox.email.control;
 
-import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.rest.control.BodyLimits;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -40,11 +40,11 @@ public class EmailSettings implements BodyLimits {
 
     @Override
     public Limit limitFor(String path) {
-        return isEmailPath(path) ? new Limit(maxBytes, tooLarge()) : null;
+        return isEmailPath(path) ? new Limit(maxBytes, this::tooLarge) : null;
     }
 
-    public ApiException tooLarge() {
-        return new ApiException(413, "payload-too-large", "Payload too large",
+    public OutboxRefusedException tooLarge() {
+        return OutboxRefusedException.tooLarge(
                 "the message exceeds the limit of " + maxBytes + " bytes (outbox.email.max-bytes)");
     }
 }

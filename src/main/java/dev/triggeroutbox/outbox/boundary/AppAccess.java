@@ -1,8 +1,8 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.platform.CallerGroups;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import jakarta.ws.rs.core.SecurityContext;
 
@@ -22,7 +22,7 @@ public final class AppAccess {
 
     public static void requireApp(SecurityContext caller, AppId app) {
         if (!mayReach(caller, app)) {
-            throw ApiException.notFound("app " + app);
+            throw OutboxRefusedException.notFound("app " + app);
         }
     }
 }

@@ -71,7 +71,7 @@ public class EventBatchesResource {
 
         try (CurrentTrace.Scope trace = Payloads.traced(traceparent, tracestate)) {
             return Payloads.once(idempotency, caller, uri, key, body, () ->
-                    Payloads.batchWritten(Payloads.write(() -> outbox.publishAll(app, events, Callers.name(caller))))).toResponse();
+                    Payloads.batchWritten(outbox.publishAll(app, events, Callers.name(caller)))).toResponse();
         }
     }
 }

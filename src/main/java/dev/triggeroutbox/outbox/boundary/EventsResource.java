@@ -60,9 +60,9 @@ public class EventsResource {
 
         try (CurrentTrace.Scope trace = Payloads.traced(traceparent, tracestate)) {
             return Payloads.once(idempotency, caller, uri, key, body, () ->
-                    Payloads.published(Payloads.write(() -> outbox.publish(app, event.kind(), payloadText,
+                    Payloads.published(outbox.publish(app, event.kind(), payloadText,
                             Callers.name(caller), event.root(), event.triggerDepth(), event.deliverAt(),
-                            event.orderingKey())))).toResponse();
+                            event.orderingKey()))).toResponse();
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.api.OutboxDelivery;
+import dev.triggeroutbox.api.OutboxUnavailableException;
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
@@ -38,8 +40,15 @@ import java.util.function.ToIntFunction;
  * <p>Every call is held to {@link OutboxLimits}, whoever makes it (REST, this Java API, the remote
  * EJB view, the pubsub and email sources): the payload must be JSON text {@code jsonb} can store,
  * within {@code outbox.max-payload-bytes} as stored, {@code deliverAt} within 10 years of now, the
- * depth within {@code outbox.max-trigger-depth}. A refusal is an {@link dev.triggeroutbox.rest.control.ApiException}
+ * depth within {@code outbox.max-trigger-depth}. A refusal is an {@link OutboxRefusedException}
  * saying which value and why, and nothing is written.
+ *
+ * <p>Every method throws unchecked exceptions only: a refusal is an {@link OutboxRefusedException} (its
+ * {@link OutboxRefusedException#reason() reason} and problem {@link OutboxRefusedException#type() type} say why;
+ * the few Java-only checks documented on a method are {@link IllegalArgumentException} or
+ * {@link IllegalStateException}), and a failure of the database (unreachable, no connection to be had, an error
+ * of its own) is an {@link OutboxUnavailableException} whose cause is the database's exception and whose message
+ * carries no SQL. Either one marks your transaction for rollback, and nothing is written.
  *
  * <p>Rows carry the W3C trace context current on the calling thread ({@link CurrentTrace}: a REST call's
  * {@code traceparent}, or the delivery whose handler writes) to each of their deliveries; the calls that
@@ -69,11 +78,11 @@ public class Outbox {
     Tracing tracing;
 
     /**
-     * Enqueues one row. A row naming its own {@code replyTo} is refused (409 {@code reply-taken}) when
+     * Enqueues one row. A row naming its own {@code replyTo} is refused ({@code CONFLICT}, {@code reply-taken}) when
      * another row has that reply id, waiting or answered: reply ids are one per row.
      */
     @Transactional(Transactional.TxType.SUPPORTS)
-    public OutboxId enqueue(NewOutboxRow row) throws SQLException {
+    public OutboxId enqueue(NewOutboxRow row) {
         limits.check(row);
         OutboxId id = traced("enqueue", row.appId(), row.sourceKind(), CurrentTrace.get(),
                 trace -> row.replyTo() == null ? writer.insert(row, trace)
@@ -89,7 +98,7 @@ public class Outbox {
      * {@link IllegalStateException} past {@code outbox.max-trigger-depth}: a cycle ends there.
      */
     @Transactional(Transactional.TxType.SUPPORTS)
-    public OutboxId invokeAsync(OutboxDelivery parent, TriggerId target, String args, Integer maxAttempts) throws SQLException {
+    public OutboxId invokeAsync(OutboxDelivery parent, TriggerId target, String args, Integer maxAttempts) {
         int depth = deeper(parent);
         try (CurrentTrace.Scope scope = CurrentTrace.open(traceOf(parent))) {
             return enqueue(NewOutboxRow.to(new AppId(parent.appId()), SourceKind.INVOKE, target, args)
@@ -106,7 +115,7 @@ public class Outbox {
      * the same cascade, with the delivery as the rows' parent. Refused past {@code outbox.max-trigger-depth}.
      */
     @Transactional(Transactional.TxType.SUPPORTS)
-    public List<OutboxWriter.FannedOut> publish(OutboxDelivery parent, SourceKind kind, String payload) throws SQLException {
+    public List<OutboxWriter.FannedOut> publish(OutboxDelivery parent, SourceKind kind, String payload) {
         int depth = deeper(parent);
         limits.check(payload, depth, null);
         AppId app = new AppId(parent.appId());
@@ -139,7 +148,7 @@ public class Outbox {
      */
     @Transactional(Transactional.TxType.SUPPORTS)
     public List<OutboxWriter.FannedOut> publish(AppId app, SourceKind kind, String payload, String originPrincipal,
-            ExecutionId root, int depth, OffsetDateTime deliverAt) throws SQLException {
+            ExecutionId root, int depth, OffsetDateTime deliverAt) {
         return publish(app, kind, payload, originPrincipal, root, depth, deliverAt, null);
     }
 
@@ -151,7 +160,7 @@ public class Outbox {
      */
     @Transactional(Transactional.TxType.SUPPORTS)
     public List<OutboxWriter.FannedOut> publish(AppId app, SourceKind kind, String payload, String originPrincipal,
-            ExecutionId root, int depth, OffsetDateTime deliverAt, String orderingKey) throws SQLException {
+            ExecutionId root, int depth, OffsetDateTime deliverAt, String orderingKey) {
         limits.check(payload, depth, deliverAt);
         OrderingKey.check(orderingKey);
         List<OutboxWriter.FannedOut> rows = traced("publish", app, kind, CurrentTrace.get(), trace -> writer.fanOut(app,
@@ -168,7 +177,7 @@ public class Outbox {
      * {@link IllegalArgumentException} when empty or longer than {@code outbox.max-batch-events}.
      */
     @Transactional(Transactional.TxType.SUPPORTS)
-    public List<BatchWriter.Written> publishAll(AppId app, List<NewEvent> events, String originPrincipal) throws SQLException {
+    public List<BatchWriter.Written> publishAll(AppId app, List<NewEvent> events, String originPrincipal) {
         limits.checkBatchSize(events.size());
         events.forEach(e -> limits.check(e.payload(), e.triggerDepth(), e.deliverAt()));
         List<BatchWriter.Written> rows = traced("publish", app, null, CurrentTrace.get(),
@@ -187,12 +196,14 @@ public class Outbox {
      * (naming every such row) and marks the transaction for rollback: none of the rows is written.
      * Refused with {@link IllegalArgumentException} when empty or longer than {@code outbox.max-batch-events}.
      */
-    public List<OutboxId> enqueueAll(List<NewOutboxRow> rows) throws SQLException {
+    public List<OutboxId> enqueueAll(List<NewOutboxRow> rows) {
         limits.checkBatchSize(rows.size());
         rows.forEach(limits::check);
-        replySlots.takeAll(rows.stream().map(NewOutboxRow::replyTo).filter(java.util.Objects::nonNull).toList());
-        List<OutboxId> ids = traced("enqueue", rows.get(0).appId(), null, CurrentTrace.get(),
-                trace -> batches.insert(rows, trace), List::size);
+        List<OutboxId> replyTos = rows.stream().map(NewOutboxRow::replyTo).filter(java.util.Objects::nonNull).toList();
+        List<OutboxId> ids = traced("enqueue", rows.get(0).appId(), null, CurrentTrace.get(), trace -> {
+            replySlots.takeAll(replyTos);
+            return batches.insert(rows, trace);
+        }, List::size);
         Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
         rows.forEach(r -> kinds.merge(r.sourceKind(), 1, Integer::sum));
         kinds.forEach(wakeup::written);
@@ -206,13 +217,20 @@ public class Outbox {
 
     /**
      * Runs {@code write} in a span of its own when there are spans: its rows then carry the span's context, a child
-     * of the caller's current span or of {@code given}; without spans they carry {@code given}.
+     * of the caller's current span or of {@code given}; without spans they carry {@code given}. A database failure
+     * leaves as an {@link OutboxUnavailableException}.
      */
     private <T> T traced(String operation, AppId app, SourceKind kind, TraceContext given, Write<T> write,
-            ToIntFunction<T> count) throws SQLException {
-        if (!tracing.active()) {
-            return write.rows(given);
+            ToIntFunction<T> count) {
+        try {
+            return tracing.active() ? inSpan(operation, app, kind, given, write, count) : write.rows(given);
+        } catch (SQLException e) {
+            throw new OutboxUnavailableException(operation + " failed: the outbox could not write to its database", e);
         }
+    }
+
+    private <T> T inSpan(String operation, AppId app, SourceKind kind, TraceContext given, Write<T> write,
+            ToIntFunction<T> count) throws SQLException {
         Tracing.Span span = tracing.write(operation, app.toString(), kind == null ? null : kind.wire(),
                 given == null ? null : given.traceparent(), given == null ? null : given.tracestate());
         try {

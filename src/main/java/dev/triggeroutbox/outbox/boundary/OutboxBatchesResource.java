@@ -1,11 +1,13 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
+import dev.triggeroutbox.api.OutboxRefusedException.FieldError;
+import dev.triggeroutbox.api.OutboxRefusedException.Reason;
 import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.UnknownTriggersException;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.JsonBody;
@@ -26,7 +28,6 @@ import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -65,14 +66,14 @@ public class OutboxBatchesResource {
         List<Payloads.Row> read = Payloads.batch(b, body, Payloads.Row.FIELDS, limits).stream()
                 .map(Payloads.Row::read).toList();
         b.validate();
-        List<ApiException.FieldError> unreachable = new ArrayList<>();
+        List<FieldError> unreachable = new ArrayList<>();
         for (int i = 0; i < read.size(); i++) {
             if (!AppAccess.mayReach(caller, read.get(i).app())) {
-                unreachable.add(new ApiException.FieldError(field(i, "appId"), "app " + read.get(i).app() + " not found"));
+                unreachable.add(new OutboxRefusedException.FieldError(field(i, "appId"), "app " + read.get(i).app() + " not found"));
             }
         }
         if (!unreachable.isEmpty()) {
-            throw refused(404, "not-found", "Not found", unreachable);
+            throw refused(Reason.NOT_FOUND, "not-found", "Not found", unreachable);
         }
         List<NewOutboxRow> rows = new ArrayList<>(read.size());
         for (int i = 0; i < read.size(); i++) {
@@ -83,10 +84,10 @@ public class OutboxBatchesResource {
             return Payloads.once(idempotency, caller, uri, key, body, () -> {
                 List<OutboxId> ids;
                 try {
-                    ids = Payloads.write(() -> outbox.enqueueAll(rows));
+                    ids = outbox.enqueueAll(rows);
                 } catch (UnknownTriggersException e) {
-                    throw refused(422, "unknown-trigger", "Request cannot be processed", e.rows().stream()
-                            .map(i -> new ApiException.FieldError(field(i, "triggerId"), "is not a trigger of app " + rows.get(i).appId()))
+                    throw refused(Reason.UNPROCESSABLE, "unknown-trigger", "Request cannot be processed", e.rows().stream()
+                            .map(i -> new OutboxRefusedException.FieldError(field(i, "triggerId"), "is not a trigger of app " + rows.get(i).appId()))
                             .toList());
                 }
                 List<BatchWriter.Written> written = new ArrayList<>(ids.size());
@@ -102,9 +103,9 @@ public class OutboxBatchesResource {
         return Payloads.BATCH_FIELD + "[" + row + "]." + name;
     }
 
-    private static ApiException refused(int status, String type, String title, List<ApiException.FieldError> errors) {
+    private static OutboxRefusedException refused(Reason reason, String type, String title, List<FieldError> errors) {
         String detail = errors.size() == 1 ? errors.get(0).field() + ": " + errors.get(0).message()
                 : errors.size() + " events are refused";
-        return new ApiException(status, type, title, detail, errors, Map.of());
+        return new OutboxRefusedException(reason, type, title, detail, errors, null);
     }
 }

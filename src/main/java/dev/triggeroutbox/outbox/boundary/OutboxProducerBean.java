@@ -2,6 +2,8 @@ package dev.triggeroutbox.outbox.boundary;
 
 import dev.triggeroutbox.api.OutboxMessage;
 import dev.triggeroutbox.api.OutboxProducer;
+import dev.triggeroutbox.api.OutboxRefusedException;
+import dev.triggeroutbox.api.OutboxUnavailableException;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
@@ -10,7 +12,6 @@ import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.platform.CallerGroups;
-import dev.triggeroutbox.rest.control.ApiException;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJBAccessException;
@@ -18,7 +19,6 @@ import jakarta.ejb.EJBException;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
 import java.util.logging.Level;
@@ -55,9 +55,9 @@ public class OutboxProducerBean implements OutboxProducer {
                 .withOrderingKey(message.orderingKey());
         try (CurrentTrace.Scope trace = CurrentTrace.open(TraceContext.parse(message.traceparent(), message.tracestate()))) {
             return outbox.enqueue(row).value();
-        } catch (ApiException e) {
+        } catch (OutboxRefusedException e) {
             throw refused(e);
-        } catch (SQLException e) {
+        } catch (OutboxUnavailableException e) {
             throw databaseFailure("enqueue", e);
         }
     }
@@ -75,15 +75,18 @@ public class OutboxProducerBean implements OutboxProducer {
             return outbox.publish(app, kind(sourceKind), required(payload, "payload"),
                             context.getCallerPrincipal().getName(), null, 0, null, orderingKey)
                     .stream().map(r -> r.id().value()).toList();
-        } catch (ApiException e) {
+        } catch (OutboxRefusedException e) {
             throw refused(e);
-        } catch (SQLException e) {
+        } catch (OutboxUnavailableException e) {
             throw databaseFailure("publish", e);
         }
     }
 
-    /** A refusal as the JDK exception a caller with only the api package can read (ours has no place there). */
-    private static IllegalArgumentException refused(ApiException e) {
+    /**
+     * A refusal as the JDK exception remote callers have always been given: their clients catch it, and an
+     * IllegalArgumentException needs no class of ours on the other side of the wire.
+     */
+    private static IllegalArgumentException refused(OutboxRefusedException e) {
         return new IllegalArgumentException(e.getMessage());
     }
 
@@ -91,7 +94,7 @@ public class OutboxProducerBean implements OutboxProducer {
      * The database's own text stays in the server log: it can carry SQL, table names and the values
      * of other rows. The caller gets a fixed sentence and an incident id to quote.
      */
-    private static EJBException databaseFailure(String call, SQLException e) {
+    private static EJBException databaseFailure(String call, OutboxUnavailableException e) {
         String incident = UUID.randomUUID().toString();
         LOG.log(Level.SEVERE, "incident " + incident + ": " + call + " failed in the database", e);
         return new EJBException(call + " failed: the outbox could not write to its database (incident " + incident

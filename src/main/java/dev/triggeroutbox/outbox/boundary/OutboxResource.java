@@ -1,5 +1,6 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.control.Cancellations;
 import dev.triggeroutbox.outbox.control.DeliveryAttempts;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
@@ -8,7 +9,6 @@ import dev.triggeroutbox.outbox.control.UnknownTriggerException;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.RowState;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.JsonBody;
@@ -87,9 +87,9 @@ public class OutboxResource {
                 NewOutboxRow row = read.toNew(payloadText, Callers.name(caller));
                 OutboxId id;
                 try {
-                    id = Payloads.write(() -> outbox.enqueue(row));
+                    id = outbox.enqueue(row);
                 } catch (UnknownTriggerException e) {
-                    throw ApiException.notFound("trigger " + read.trigger());
+                    throw OutboxRefusedException.notFound("trigger " + read.trigger());
                 }
                 JsonObject json = Jsons.object().add("id", id.toString()).build();
                 return new IdempotencyKeys.Answer(201, Locations.of(uri, "outbox", id.toString()),
@@ -107,9 +107,9 @@ public class OutboxResource {
     /** The row, when it is of an app the caller may reach; 404 as for a row that does not exist otherwise. */
     private RowState reachable(String id) throws SQLException {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
-        RowState found = status.find(row).orElseThrow(() -> ApiException.notFound("outbox row " + id));
+        RowState found = status.find(row).orElseThrow(() -> OutboxRefusedException.notFound("outbox row " + id));
         if (!AppAccess.mayReach(caller, found.appId())) {
-            throw ApiException.notFound("outbox row " + id);
+            throw OutboxRefusedException.notFound("outbox row " + id);
         }
         return found;
     }
@@ -171,7 +171,7 @@ public class OutboxResource {
         }
         if (!stands.equals("cancelled")) {
             // delivered or dead; or still in the outbox when it was not (a replay since): nothing was cancelled
-            throw new ApiException(409, "not-cancellable", "Not cancellable",
+            throw OutboxRefusedException.conflict("not-cancellable", "Not cancellable",
                     "outbox row " + id + " is " + stands + ": only pending, scheduled and in-flight rows can be cancelled");
         }
         return Response.ok(json).build();

@@ -1,5 +1,8 @@
 package dev.triggeroutbox.outbox.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
+import dev.triggeroutbox.api.OutboxRefusedException.FieldError;
+import dev.triggeroutbox.api.OutboxRefusedException.Reason;
 import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
@@ -14,7 +17,6 @@ import dev.triggeroutbox.outbox.entity.ScriptId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.JsonBody;
@@ -26,7 +28,6 @@ import jakarta.ws.rs.core.UriInfo;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -81,7 +82,7 @@ public final class Payloads {
         String payloadText(OutboxLimits limits, int index) {
             try {
                 return payloadText(limits);
-            } catch (ApiException e) {
+            } catch (OutboxRefusedException e) {
                 throw inBatch(e, index);
             }
         }
@@ -127,7 +128,7 @@ public final class Payloads {
         if (items != null && items.getValueType() == JsonValue.ValueType.ARRAY) {
             int size = items.asJsonArray().size();
             if (size > limits.maxBatchEvents()) {
-                throw new ApiException(413, "batch-too-large", "Batch too large", "the batch has " + size
+                throw new OutboxRefusedException(Reason.TOO_LARGE, "batch-too-large", "Batch too large", "the batch has " + size
                         + " events; the limit is " + limits.maxBatchEvents() + " (outbox.max-batch-events)");
             }
             if (size == 0) {
@@ -139,13 +140,14 @@ public final class Payloads {
     }
 
     /** A refusal of one event's checks, told as the {@code index}-th event's. */
-    static ApiException inBatch(ApiException e, int index) {
+    static OutboxRefusedException inBatch(OutboxRefusedException e, int index) {
         String prefix = BATCH_FIELD + "[" + index + "].";
-        List<ApiException.FieldError> errors = e.errors().isEmpty()
-                ? List.of(new ApiException.FieldError(prefix + ("trigger-depth-exceeded".equals(e.type()) ? "triggerDepth" : "payload"),
+        List<FieldError> errors = e.errors().isEmpty()
+                ? List.of(new OutboxRefusedException.FieldError(prefix + ("trigger-depth-exceeded".equals(e.type()) ? "triggerDepth" : "payload"),
                         e.getMessage()))
-                : e.errors().stream().map(f -> new ApiException.FieldError(prefix + f.field(), f.message())).toList();
-        return new ApiException(e.status(), e.type(), e.title(), BATCH_FIELD + "[" + index + "]: " + e.getMessage(), errors, Map.of());
+                : e.errors().stream().map(f -> new OutboxRefusedException.FieldError(prefix + f.field(), f.message())).toList();
+        return new OutboxRefusedException(e.reason(), e.type(), e.title(), BATCH_FIELD + "[" + index + "]: " + e.getMessage(), errors,
+                e.retryAfter().orElse(null));
     }
 
     /** A write that may fail in the database. */

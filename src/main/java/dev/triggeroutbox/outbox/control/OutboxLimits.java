@@ -1,7 +1,7 @@
 package dev.triggeroutbox.outbox.control;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.BodyLimits;
 import dev.triggeroutbox.rest.control.StorableJson;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -83,10 +83,10 @@ public class OutboxLimits implements BodyLimits {
     @Override
     public Limit limitFor(String path) {
         if (path.endsWith(":batch")) {
-            return new Limit(maxBatchBytes, new ApiException(413, "payload-too-large", "Payload too large",
+            return new Limit(maxBatchBytes, () -> OutboxRefusedException.tooLarge(
                     "the request body exceeds the limit of " + maxBatchBytes + " bytes for a batch (outbox.max-batch-bytes)"));
         }
-        return new Limit(maxBodyBytes(), ApiException.tooLarge(maxBodyBytes()));
+        return new Limit(maxBodyBytes(), () -> OutboxRefusedException.tooLarge(maxBodyBytes()));
     }
 
     /** Refuses a batch of the Java API that is empty or over {@code outbox.max-batch-events}. */
@@ -97,14 +97,15 @@ public class OutboxLimits implements BodyLimits {
         }
     }
 
-    /** Cascades deeper than this are refused (REST: 422) or dead-lettered (rows): the loop guard. */
+    /** Cascades deeper than this are refused ({@code UNPROCESSABLE}) or dead-lettered (rows): the loop guard. */
     public int maxTriggerDepth() {
         return maxTriggerDepth;
     }
 
     /**
-     * A payload from a REST caller as JSON text, after the checks every producer call makes: storable
-     * in {@code jsonb} (400), the size limit (413) and the loop guard (422). {@code depth} may be null.
+     * A payload from a REST caller as JSON text, after the checks every producer call makes: storable in
+     * {@code jsonb} ({@code INVALID}), the size limit ({@code TOO_LARGE}) and the loop guard ({@code UNPROCESSABLE}).
+     * {@code depth} may be null.
      */
     public String payloadText(JsonValue payload, Integer depth) {
         String text = payload.toString();
@@ -121,18 +122,18 @@ public class OutboxLimits implements BodyLimits {
     public void check(String payload, int depth, OffsetDateTime deliverAt) {
         StorableJson.Check json = StorableJson.check(payload);
         if (!json.storable()) {
-            throw ApiException.invalid("payload", json.problem());
+            throw OutboxRefusedException.invalid("payload", json.problem());
         }
         if (json.storedBytes() > maxPayloadBytes) {
-            throw new ApiException(413, "payload-too-large", "Payload too large",
+            throw OutboxRefusedException.tooLarge(
                     "the payload exceeds the limit of " + maxPayloadBytes + " bytes (outbox.max-payload-bytes)");
         }
         String late = deliverAtProblem(deliverAt);
         if (late != null) {
-            throw ApiException.invalid("deliverAt", late);
+            throw OutboxRefusedException.invalid("deliverAt", late);
         }
         if (depth > maxTriggerDepth) {
-            throw ApiException.unprocessable("trigger-depth-exceeded", "triggerDepth " + depth
+            throw OutboxRefusedException.unprocessable("trigger-depth-exceeded", "triggerDepth " + depth
                     + " exceeds the maximum of " + maxTriggerDepth + " (outbox.max-trigger-depth): the cascade stops here");
         }
     }

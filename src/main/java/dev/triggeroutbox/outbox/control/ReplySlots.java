@@ -1,7 +1,7 @@
 package dev.triggeroutbox.outbox.control;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.rest.control.ApiException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -28,7 +28,7 @@ public class ReplySlots {
 
     /**
      * Takes {@code replyTo} for a row about to be written in the caller's transaction, or refuses it
-     * (409). A transaction lock on the id holds a concurrent request with the same id until this
+     * ({@code CONFLICT}). A transaction lock on the id holds a concurrent request with the same id until this
      * transaction ends, and its check then sees this row.
      */
     @Transactional(Transactional.TxType.MANDATORY)
@@ -36,7 +36,7 @@ public class ReplySlots {
         check(replyTo);
     }
 
-    /** Takes every reply id of rows about to be written together (refused, 409, when two of them share one). */
+    /** Takes every reply id of rows about to be written together (refused, {@code CONFLICT}, when two of them share one). */
     @Transactional(Transactional.TxType.MANDATORY)
     public void takeAll(List<OutboxId> replyTos) throws SQLException {
         Set<OutboxId> seen = new HashSet<>();
@@ -64,8 +64,8 @@ public class ReplySlots {
         T run() throws SQLException;
     }
 
-    private static ApiException taken(OutboxId replyTo) {
-        return new ApiException(409, "reply-taken", "Reply id taken",
+    private static OutboxRefusedException taken(OutboxId replyTo) {
+        return OutboxRefusedException.conflict("reply-taken", "Reply id taken",
                 "replyTo " + replyTo + " is already the reply id of another row: reply ids are one per row");
     }
 

@@ -19,7 +19,6 @@ import jakarta.jms.StreamMessage;
 import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
 import jakarta.transaction.Transactional;
-import java.sql.SQLException;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -46,7 +45,7 @@ public class TopicReceiver {
     /** Waits up to {@code waitMillis} for a first message, then takes what is there, up to {@code batch}. */
     @Transactional(value = Transactional.TxType.REQUIRES_NEW, rollbackOn = Exception.class)
     public int receive(TopicMappings.Subscription subscription, ConnectionFactory factory, Topic topic, int batch,
-            long waitMillis) throws JMSException, SQLException {
+            long waitMillis) throws JMSException {
         try (JMSContext context = factory.createContext();
                 JMSConsumer consumer = context.createSharedDurableConsumer(topic, subscription.name())) {
             int n = 0;

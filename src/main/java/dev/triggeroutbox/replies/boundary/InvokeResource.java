@@ -1,5 +1,6 @@
 package dev.triggeroutbox.replies.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.holds.control.Holds;
 import dev.triggeroutbox.outbox.boundary.AppAccess;
 import dev.triggeroutbox.outbox.boundary.Payloads;
@@ -13,7 +14,6 @@ import dev.triggeroutbox.replies.control.Replies;
 import dev.triggeroutbox.replies.control.ReplyAnswers;
 import dev.triggeroutbox.replies.control.StoredReplies;
 import dev.triggeroutbox.replies.control.WaitingInvokes;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.JsonBody;
 import dev.triggeroutbox.rest.control.Locations;
@@ -106,18 +106,18 @@ public class InvokeResource {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
         AppAccess.requireApp(caller, app);
         Trigger trigger = triggers.find(app, Callers.pathId(triggerId, TriggerId::parse, "trigger"))
-                .orElseThrow(() -> ApiException.notFound("trigger " + triggerId));
+                .orElseThrow(() -> OutboxRefusedException.notFound("trigger " + triggerId));
         long timeout = timeout(timeoutMs);
         JsonBody b = JsonBody.of(body, Set.of("payload"));
         JsonValue payload = b.any("payload", true);
         b.validate();
         String text = limits.payloadText(payload, null);
         if (!trigger.enabled()) {
-            throw ApiException.unprocessable("trigger-disabled", "trigger " + triggerId + " is disabled");
+            throw OutboxRefusedException.unprocessable("trigger-disabled", "trigger " + triggerId + " is disabled");
         }
         Optional<String> held = holds.heldBecause(app, trigger.id());
         if (held.isPresent()) {
-            throw new ApiException(409, "held", "On hold", held.get() + ": an invoke would wait until the release");
+            throw OutboxRefusedException.conflict("held", "On hold", held.get() + ": an invoke would wait until the release");
         }
         // everything the answer needs is read now: the request's context is gone once it is suspended
         String principal = Callers.name(caller);
@@ -200,6 +200,6 @@ public class InvokeResource {
         } catch (NumberFormatException e) {
             // answered below
         }
-        throw ApiException.invalid("timeoutMs", "must be a whole number of milliseconds from 0 to " + maxTimeoutMillis);
+        throw OutboxRefusedException.invalid("timeoutMs", "must be a whole number of milliseconds from 0 to " + maxTimeoutMillis);
     }
 }

@@ -1,11 +1,11 @@
 package dev.triggeroutbox.replies.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.boundary.AppAccess;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.replies.control.ReplyAnswers;
 import dev.triggeroutbox.replies.control.StoredReplies;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.annotation.security.RolesAllowed;
@@ -60,6 +60,6 @@ public class RepliesResource {
             return Response.accepted(Jsons.object().add("id", pending.get().row().toString())
                     .add("replyId", id).add("status", "pending").build()).header("Retry-After", "1").build();
         }
-        throw ApiException.notFound("reply " + id);
+        throw OutboxRefusedException.notFound("reply " + id);
     }
 }

@@ -1,11 +1,11 @@
 package dev.triggeroutbox.replies.control;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.boundary.Outbox;
 import dev.triggeroutbox.outbox.boundary.Payloads;
 import dev.triggeroutbox.outbox.control.UnknownTriggerException;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -42,10 +42,10 @@ public class InvokeRequests {
             OutboxId replyTo = OutboxId.random();
             OutboxId id;
             try {
-                id = Payloads.write(() -> outbox.enqueue(row.withReplyTo(replyTo)));
+                id = outbox.enqueue(row.withReplyTo(replyTo));
             } catch (UnknownTriggerException e) {
                 // deleted since the caller looked it up
-                throw ApiException.notFound("trigger " + row.triggerId());
+                throw OutboxRefusedException.notFound("trigger " + row.triggerId());
             }
             JsonObject pending = Jsons.object().add("id", id.toString()).add("replyId", replyTo.toString())
                     .add("status", "pending").build();

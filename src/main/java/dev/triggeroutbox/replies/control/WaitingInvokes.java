@@ -1,9 +1,10 @@
 package dev.triggeroutbox.replies.control;
 
-import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.api.OutboxRefusedException;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,14 +14,14 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * The caps on invokes that wait for their answer on this node, per caller and in all. A waiting
  * invoke holds no thread, but it does hold an open connection, a little memory and a place in every
  * look at the replies table; the caps keep one runaway client from taking all of that, and keep a
- * node's looks small. A slot is taken before the invoke writes anything, so a refused invoke (429)
- * leaves no row behind.
+ * node's looks small. A slot is taken before the invoke writes anything, so a refused invoke
+ * ({@code TOO_MANY}) leaves no row behind.
  */
 @ApplicationScoped
 public class WaitingInvokes {
 
-    /** Seconds a refused caller is told to wait: waits end within the invoke timeout, most much sooner. */
-    static final long RETRY_AFTER_SECONDS = 1;
+    /** How long a refused caller is told to wait: waits end within the invoke timeout, most much sooner. */
+    static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
     /**
      * Invokes one caller (principal) may have waiting on this node at once. 100 is more than a client
@@ -69,16 +70,16 @@ public class WaitingInvokes {
         }
     }
 
-    /** A slot for {@code caller}, or a 429 refusal when this caller or this node is at its cap. */
+    /** A slot for {@code caller}, or a {@code TOO_MANY} refusal when this caller or this node is at its cap. */
     public synchronized Slot take(String caller) {
         if (total >= maxPerNode) {
-            throw ApiException.tooMany("too-many-waiting-invokes", "this node already holds " + maxPerNode
-                    + " waiting invokes (outbox.invoke.max-waiting); retry later", RETRY_AFTER_SECONDS);
+            throw OutboxRefusedException.tooMany("too-many-waiting-invokes", "this node already holds " + maxPerNode
+                    + " waiting invokes (outbox.invoke.max-waiting); retry later", RETRY_AFTER);
         }
         int mine = perCaller.getOrDefault(caller, 0);
         if (mine >= maxPerCaller) {
-            throw ApiException.tooMany("too-many-waiting-invokes", caller + " already has " + maxPerCaller
-                    + " waiting invokes on this node (outbox.invoke.max-waiting-per-caller); retry later", RETRY_AFTER_SECONDS);
+            throw OutboxRefusedException.tooMany("too-many-waiting-invokes", caller + " already has " + maxPerCaller
+                    + " waiting invokes on this node (outbox.invoke.max-waiting-per-caller); retry later", RETRY_AFTER);
         }
         perCaller.put(caller, mine + 1);
         total++;

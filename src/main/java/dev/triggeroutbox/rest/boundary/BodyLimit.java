@@ -1,6 +1,6 @@
 package dev.triggeroutbox.rest.boundary;
 
-import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.rest.control.BodyLimits;
 import dev.triggeroutbox.rest.control.Problems;
 import jakarta.enterprise.inject.Instance;
@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Refuses oversize bodies with 413 before reading them: at once when Content-Length says so,
@@ -50,23 +51,22 @@ public class BodyLimit implements ContainerRequestFilter {
             return;
         }
         int limit = found.bytes();
-        ApiException tooLarge = found.tooLarge();
         if (request.getLength() > limit) {
-            request.abortWith(Problems.response(tooLarge, request.getUriInfo().getRequestUri().getRawPath()));
+            request.abortWith(Problems.response(found.tooLarge().get(), request.getUriInfo().getRequestUri().getRawPath()));
             return;
         }
         if (request.hasEntity()) {
-            request.setEntityStream(new Limited(request.getEntityStream(), limit, tooLarge));
+            request.setEntityStream(new Limited(request.getEntityStream(), limit, found.tooLarge()));
         }
     }
 
     /** Counts what is read and fails past the limit. */
     static final class Limited extends FilterInputStream {
         private final long limit;
-        private final ApiException tooLarge;
+        private final Supplier<OutboxRefusedException> tooLarge;
         private long read;
 
-        Limited(InputStream in, long limit, ApiException tooLarge) {
+        Limited(InputStream in, long limit, Supplier<OutboxRefusedException> tooLarge) {
             super(in);
             this.limit = limit;
             this.tooLarge = tooLarge;
@@ -93,7 +93,7 @@ public class BodyLimit implements ContainerRequestFilter {
         private void count(int n) {
             read += n;
             if (read > limit) {
-                throw tooLarge;
+                throw tooLarge.get();
             }
         }
     }

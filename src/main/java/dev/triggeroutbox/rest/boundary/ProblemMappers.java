@@ -1,6 +1,8 @@
 package dev.triggeroutbox.rest.boundary;
 
-import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.api.OutboxRefusedException;
+import dev.triggeroutbox.api.OutboxRefusedException.Reason;
+import dev.triggeroutbox.rest.control.DatabaseOutages;
 import dev.triggeroutbox.rest.control.Problems;
 import jakarta.json.JsonException;
 import jakarta.ws.rs.ProcessingException;
@@ -30,12 +32,12 @@ public final class ProblemMappers {
 
     /** Our own refusals: the message was written for the client. */
     @Provider
-    public static class Refusals implements ExceptionMapper<ApiException> {
+    public static class Refusals implements ExceptionMapper<OutboxRefusedException> {
         @Context
         UriInfo uri;
 
         @Override
-        public Response toResponse(ApiException e) {
+        public Response toResponse(OutboxRefusedException e) {
             return Problems.response(e, path(uri));
         }
     }
@@ -109,14 +111,14 @@ public final class ProblemMappers {
 
         @Override
         public Response toResponse(ProcessingException e) {
-            ApiException limit = sizeLimit(e);
+            OutboxRefusedException limit = sizeLimit(e);
             if (limit != null) {
                 return Problems.response(limit, path(uri));
             }
             if (isNotUtf8(e)) {
                 return notUtf8(path(uri));
             }
-            ApiException bound = parserBound(e);
+            OutboxRefusedException bound = parserBound(e);
             if (bound != null) {
                 return Problems.response(bound, path(uri));
             }
@@ -124,7 +126,10 @@ public final class ProblemMappers {
         }
     }
 
-    /** Anything else is our bug: log it with an incident id, tell the client only the id. */
+    /**
+     * A database that cannot be reached answers 503 with a time to try again (logged in one line, its text never
+     * answered). Anything else is our bug: log it with an incident id, tell the client only the id.
+     */
     @Provider
     public static class Unexpected implements ExceptionMapper<Throwable> {
         private static final Logger LOG = Logger.getLogger(Unexpected.class.getName());
@@ -134,7 +139,7 @@ public final class ProblemMappers {
 
         @Override
         public Response toResponse(Throwable e) {
-            ApiException limit = sizeLimit(e);
+            OutboxRefusedException limit = sizeLimit(e);
             if (limit != null) {
                 return Problems.response(limit, path(uri));
             }
@@ -144,9 +149,14 @@ public final class ProblemMappers {
             if (isMalformedJson(e)) {
                 return malformed(path(uri));
             }
-            ApiException bound = parserBound(e);
+            OutboxRefusedException bound = parserBound(e);
             if (bound != null) {
                 return Problems.response(bound, path(uri));
+            }
+            if (DatabaseOutages.in(e)) {
+                LOG.warning(() -> "the database cannot be reached, answered 503 on " + path(uri) + ": "
+                        + DatabaseOutages.summary(e));
+                return unavailable(path(uri));
             }
             String incident = UUID.randomUUID().toString();
             LOG.log(Level.SEVERE, "incident " + incident + " on " + path(uri), e);
@@ -157,6 +167,12 @@ public final class ProblemMappers {
 
     static Response malformed(String path) {
         return Problems.response(400, "malformed-json", "Malformed JSON", "the request body is not valid JSON", path);
+    }
+
+    /** The database cannot be reached: worth trying again in a few seconds, which is how long a restart or failover takes. */
+    static Response unavailable(String path) {
+        return Response.fromResponse(Problems.response(503, "unavailable", "Service unavailable",
+                "the outbox cannot reach its database; try again shortly", path)).header("Retry-After", "5").build();
     }
 
     static Response notUtf8(String path) {
@@ -188,22 +204,22 @@ public final class ProblemMappers {
      * ran the parser (JsonValueReader for JsonValue bodies on both servers, the runtime's own for others), the
      * answer is the same.
      */
-    static ApiException parserBound(Throwable e) {
+    static OutboxRefusedException parserBound(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof RuntimeException && thrownByTheJsonParser(t)) {
                 if (t instanceof UnsupportedOperationException) {
                     // its bound on a number's length (1,100 characters), which keeps parsing linear
-                    return new ApiException(400, "number-too-long", "Number too long",
+                    return new OutboxRefusedException(Reason.INVALID, "number-too-long", "Number too long",
                             "a number in the request body has more than 1,100 characters, more than this server reads");
                 }
                 if (t instanceof NumberFormatException || t instanceof ArithmeticException) {
                     // an exponent past what a number can have (1e-2147483649): JSON allows it, nothing can hold it
-                    return new ApiException(400, "number-out-of-range", "Number out of range",
+                    return new OutboxRefusedException(Reason.INVALID, "number-out-of-range", "Number out of range",
                             "a number in the request body has an exponent no number can hold");
                 }
                 if (t.getClass() == RuntimeException.class) {
                     // its nesting bound (1,000 levels), which it signals with a bare RuntimeException
-                    return new ApiException(400, "json-too-deep", "JSON nested too deeply",
+                    return new OutboxRefusedException(Reason.INVALID, "json-too-deep", "JSON nested too deeply",
                             "the request body is nested deeper than the 1,000 levels this server reads");
                 }
             }
@@ -221,9 +237,9 @@ public final class ProblemMappers {
         return false;
     }
 
-    static ApiException sizeLimit(Throwable e) {
+    static OutboxRefusedException sizeLimit(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof ApiException api) {
+            if (t instanceof OutboxRefusedException api) {
                 return api;
             }
         }

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.rest.control;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import jakarta.ws.rs.core.SecurityContext;
 
 /**
@@ -23,7 +24,7 @@ public final class Callers {
         try {
             return parse.apply(text);
         } catch (IllegalArgumentException e) {
-            throw ApiException.notFound(what + " " + text);
+            throw OutboxRefusedException.notFound(what + " " + text);
         }
     }
 }

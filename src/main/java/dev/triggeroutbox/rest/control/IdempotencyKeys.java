@@ -1,5 +1,6 @@
 package dev.triggeroutbox.rest.control;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.platform.HousekeepingJob;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -90,7 +91,7 @@ public class IdempotencyKeys implements HousekeepingJob {
             return work.get();
         }
         if (key.isEmpty() || key.length() > 255 || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
-            throw ApiException.invalid("Idempotency-Key", "must be 1 to 255 visible ASCII characters");
+            throw OutboxRefusedException.invalid("Idempotency-Key", "must be 1 to 255 visible ASCII characters");
         }
         String fingerprint = method + " " + path + " " + sha256(body);
         String owner = principal == null ? "" : principal;
@@ -127,11 +128,11 @@ public class IdempotencyKeys implements HousekeepingJob {
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next() || rs.getObject("status") == null) {
                     // cannot happen after the conflict (the first request committed with its answer); be safe
-                    throw new ApiException(409, "idempotency-conflict", "Request in progress",
+                    throw OutboxRefusedException.conflict("idempotency-conflict", "Request in progress",
                             "a request with this Idempotency-Key is still being processed; retry later");
                 }
                 if (!fingerprint.equals(rs.getString("fingerprint"))) {
-                    throw ApiException.unprocessable("idempotency-key-reused",
+                    throw OutboxRefusedException.unprocessable("idempotency-key-reused",
                             "this Idempotency-Key was used for a different request");
                 }
                 return new Answer(rs.getInt("status"), rs.getString("location"), rs.getString("body"), true);

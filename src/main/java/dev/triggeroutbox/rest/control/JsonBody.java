@@ -1,5 +1,6 @@
 package dev.triggeroutbox.rest.control;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -24,9 +25,9 @@ public final class JsonBody {
 
     private final JsonObject json;
     private final String prefix;
-    private final List<ApiException.FieldError> errors;
+    private final List<OutboxRefusedException.FieldError> errors;
 
-    private JsonBody(JsonObject json, String prefix, List<ApiException.FieldError> errors) {
+    private JsonBody(JsonObject json, String prefix, List<OutboxRefusedException.FieldError> errors) {
         this.json = json;
         this.prefix = prefix;
         this.errors = errors;
@@ -38,14 +39,14 @@ public final class JsonBody {
      */
     public static void requireEmpty(String body, String why) {
         if (body != null && !body.isBlank() && !body.replaceAll("\\s", "").equals("{}")) {
-            throw ApiException.invalid("body", why);
+            throw OutboxRefusedException.invalid("body", why);
         }
     }
 
     /** Starts reading {@code body}; refuses a missing body or one that is not a JSON object. */
     public static JsonBody of(JsonValue body, Set<String> allowed) {
         if (body == null || body.getValueType() != JsonValue.ValueType.OBJECT) {
-            throw ApiException.invalid("(body)", "must be a JSON object");
+            throw OutboxRefusedException.invalid("(body)", "must be a JSON object");
         }
         JsonBody read = new JsonBody(body.asJsonObject(), "", new ArrayList<>());
         read.onlyKnown(allowed);
@@ -210,13 +211,13 @@ public final class JsonBody {
     }
 
     public void error(String name, String message) {
-        errors.add(new ApiException.FieldError(prefix + name, message));
+        errors.add(new OutboxRefusedException.FieldError(prefix + name, message));
     }
 
     /** Throws the collected errors as one 400 problem, if there are any. */
     public void validate() {
         if (!errors.isEmpty()) {
-            throw ApiException.invalid(errors);
+            throw OutboxRefusedException.invalid(errors);
         }
     }
 }

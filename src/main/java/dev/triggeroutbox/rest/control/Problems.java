@@ -1,5 +1,6 @@
 package dev.triggeroutbox.rest.control;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.ws.rs.core.Response;
@@ -19,7 +20,7 @@ public final class Problems {
     }
 
     public static String json(int status, String type, String title, String detail, String instance,
-            List<ApiException.FieldError> errors) {
+            List<OutboxRefusedException.FieldError> errors) {
         JsonObjectBuilder problem = Jsons.object()
                 .add("type", TYPE_BASE + type)
                 .add("title", title)
@@ -38,12 +39,26 @@ public final class Problems {
         return problem.build().toString();
     }
 
-    public static Response response(ApiException e, String instance) {
-        Response.ResponseBuilder r = Response.status(e.status())
+    /** A refusal as its problem: the status its reason calls for, and {@code Retry-After} when waiting can help. */
+    public static Response response(OutboxRefusedException e, String instance) {
+        int status = status(e.reason());
+        Response.ResponseBuilder r = Response.status(status)
                 .type(MEDIA_TYPE)
-                .entity(json(e.status(), e.type(), e.title(), e.getMessage(), instance, e.errors()));
-        e.headers().forEach(r::header);
+                .entity(json(status, e.type(), e.title(), e.getMessage(), instance, e.errors()));
+        e.retryAfter().ifPresent(wait -> r.header("Retry-After", Long.toString(wait.toSeconds())));
         return r.build();
+    }
+
+    /** The HTTP status of each reason for a refusal: only the REST layer knows them. */
+    public static int status(OutboxRefusedException.Reason reason) {
+        return switch (reason) {
+            case INVALID -> 400;
+            case NOT_FOUND -> 404;
+            case CONFLICT -> 409;
+            case TOO_LARGE -> 413;
+            case UNPROCESSABLE -> 422;
+            case TOO_MANY -> 429;
+        };
     }
 
     public static Response response(int status, String type, String title, String detail, String instance) {

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.triggers.boundary;
 
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.holds.control.Holds;
 import dev.triggeroutbox.outbox.boundary.AppAccess;
 import dev.triggeroutbox.outbox.boundary.Payloads;
@@ -8,7 +9,6 @@ import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ScriptId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TriggerId;
-import dev.triggeroutbox.rest.control.ApiException;
 import dev.triggeroutbox.rest.control.Callers;
 import dev.triggeroutbox.rest.control.IdempotencyKeys;
 import dev.triggeroutbox.rest.control.JsonBody;
@@ -101,7 +101,7 @@ public class TriggersResource {
     private Trigger trigger(String id) {
         AppId app = app();
         return triggers.find(app, Callers.pathId(id, TriggerId::parse, "trigger"))
-                .orElseThrow(() -> ApiException.notFound("trigger " + id));
+                .orElseThrow(() -> OutboxRefusedException.notFound("trigger " + id));
     }
 
     @POST
@@ -188,7 +188,7 @@ public class TriggersResource {
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), "", () -> {
             Trigger t = trigger(id);
             if (t.targetType() != TargetType.WEBHOOK) {
-                throw new ApiException(409, "not-a-webhook", "Not a webhook trigger", "trigger " + id + " delivers to a "
+                throw OutboxRefusedException.conflict("not-a-webhook", "Not a webhook trigger", "trigger " + id + " delivers to a "
                         + t.targetType().wire() + " target; only webhook triggers have a signing secret");
             }
             triggers.rotateSecret(t, WebhookSignature.newSecret(), webhooks.secretOverlapMillis());
@@ -203,7 +203,7 @@ public class TriggersResource {
         AppId app = app();
         TriggerId trigger = Callers.pathId(id, TriggerId::parse, "trigger");
         if (!triggers.delete(app, trigger)) {
-            throw ApiException.notFound("trigger " + id);
+            throw OutboxRefusedException.notFound("trigger " + id);
         }
         // rows it held come due, and dead-letter as rows of a trigger that does not exist
         wakeup.revived(holds.unpark(app, trigger));

@@ -1,6 +1,6 @@
 package dev.triggeroutbox.triggers.control;
 
-import dev.triggeroutbox.rest.control.ApiException;
+import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.rest.control.JsonBody;
 import dev.triggeroutbox.targets.control.HandlerTarget;
 import dev.triggeroutbox.targets.control.JmsTarget;
@@ -75,10 +75,10 @@ public class TargetRules {
         if (type == TargetType.WEBHOOK) {
             checkUrl(target);
         } else if (type == TargetType.HANDLER && !handlers.exists(target)) {
-            throw ApiException.unprocessable("handler-unknown", "no handler named '" + target + "' is deployed");
+            throw OutboxRefusedException.unprocessable("handler-unknown", "no handler named '" + target + "' is deployed");
         } else if (type == TargetType.JMS) {
             jms.refusal(target).ifPresent(r -> {
-                throw ApiException.unprocessable(r.type(), r.detail());
+                throw OutboxRefusedException.unprocessable(r.type(), r.detail());
             });
         } else if (type == TargetType.KAFKA) {
             checkTopic(target);
@@ -94,19 +94,19 @@ public class TargetRules {
         try {
             uri = new URI(url);
         } catch (URISyntaxException e) {
-            throw ApiException.invalid("target.url", "must be an absolute http or https URL");
+            throw OutboxRefusedException.invalid("target.url", "must be an absolute http or https URL");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase();
         if (!(scheme.equals("http") || scheme.equals("https")) || (uri.getHost() == null && uri.getRawAuthority() == null)) {
-            throw ApiException.invalid("target.url", "must be an absolute http or https URL");
+            throw OutboxRefusedException.invalid("target.url", "must be an absolute http or https URL");
         }
         Matcher port = PORT.matcher(uri.getRawAuthority() == null ? "" : uri.getRawAuthority());
         if (port.find() && (port.group(1).length() > 5 || !validPort(Integer.parseInt(port.group(1))))) {
-            throw ApiException.invalid("target.url", "must have a port between 1 and 65535");
+            throw OutboxRefusedException.invalid("target.url", "must have a port between 1 and 65535");
         }
         WebhookAddressPolicy.Verdict verdict = webhooks.addressPolicy().check(url);
         if (!verdict.allowed()) {
-            throw ApiException.unprocessable("webhook-address-refused", verdict.refusal());
+            throw OutboxRefusedException.unprocessable("webhook-address-refused", verdict.refusal());
         }
     }
 
@@ -116,10 +116,10 @@ public class TargetRules {
     /** A legal topic name, and a producer to send to it. Whether the topic exists is the broker's to say, at delivery. */
     private void checkTopic(String topic) {
         if (!TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
-            throw ApiException.invalid("target.topic", "must be 1 to 249 letters, digits, '.', '_' or '-' (Kafka's topic names)");
+            throw OutboxRefusedException.invalid("target.topic", "must be 1 to 249 letters, digits, '.', '_' or '-' (Kafka's topic names)");
         }
         kafka.refusal().ifPresent(detail -> {
-            throw ApiException.unprocessable("kafka-unavailable", detail);
+            throw OutboxRefusedException.unprocessable("kafka-unavailable", detail);
         });
     }
 
