@@ -3,6 +3,7 @@ package dev.triggeroutbox.console.control;
 import dev.triggeroutbox.console.entity.DeadLetter;
 import dev.triggeroutbox.console.entity.DeadLetterGroup;
 import dev.triggeroutbox.console.entity.KeptDeadLetter;
+import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
@@ -121,40 +122,15 @@ public class DeadLetters {
                 rs.getString("payload"));
     }
 
-    /**
-     * Moves dead letters back into the outbox under their own ids, due now, attempts reset, with the
-     * attempt budget the row had (null: its trigger's, or the default) and the trace context it was written
-     * with. The answer "dead" stored
-     * for a revived invoke goes, so its caller waits for the new attempt's answer.
-     */
-    private static final String REVIVE = """
-            , forgotten AS (
-                -- an invoke's answer was its dead letter: the revived row is to answer anew
-                DELETE FROM replies WHERE outcome = 'dead' AND id IN (SELECT reply_to FROM revived)
-            )
-            INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
-                                origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts, last_error,
-                                traceparent, tracestate, ordering_key, lane_seq)
-            SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
-                   origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts,
-                   'replayed by ' || ? || ' after: ' || last_error,                 -- admin
-                   traceparent, tracestate,                                         -- the replay joins the row's trace
-                   -- its lane and place (null for dead letters from before V20: a place of their own, next)
-                   ordering_key, coalesce(lane_seq, nextval('outbox_lane_seq'))
-            FROM revived
-            RETURNING id
-            """;
-
-    /** Puts one dead letter back into the outbox; false when there is no such dead letter. */
+    /** Puts one dead letter back into the outbox ({@link OutboxWriter#revive}); false when there is no such dead letter. */
     @Transactional(Transactional.TxType.REQUIRED)
     public boolean replay(OutboxId id, String by) {
-        String sql = """
+        return !jdbc.inConnection(con -> OutboxWriter.revive(con, """
                 WITH revived AS (
                     DELETE FROM dead_letters WHERE id = ?
                     RETURNING *
                 )
-                """ + REVIVE;
-        return jdbc.first(sql, p -> p.uuid(id.value()).text(by), rs -> true).isPresent();
+                """, p -> p.uuid(id.value()), by)).isEmpty();
     }
 
     /** The dead letters a bulk replay or discard takes: up to a limit that match, oldest first, skipping those another admin holds. */
@@ -177,13 +153,13 @@ public class DeadLetters {
     @Transactional(Transactional.TxType.REQUIRED)
     public Replayed replayMatching(DeadLetterFilter filter, int limit, String by) {
         Where where = filter.where();
-        String sql = picked(where) + """
+        String revived = picked(where) + """
                 , revived AS (
                     DELETE FROM dead_letters d USING picked WHERE d.id = picked.id
                     RETURNING d.*
                 )
-                """ + REVIVE;
-        return taken(sql, p -> p.where(where).integer(limit).text(by), where);
+                """;
+        return taken(con -> OutboxWriter.revive(con, revived, p -> p.where(where).integer(limit), by), where);
     }
 
     /**
@@ -237,12 +213,12 @@ public class DeadLetters {
                 DELETE FROM dead_letters d USING picked WHERE d.id = picked.id
                 RETURNING d.id
                 """;
-        return taken(sql, p -> p.where(where).integer(limit), where);
+        return taken(con -> Jdbc.list(con, sql, p -> p.where(where).integer(limit), rs -> rs.getObject(1, UUID.class)), where);
     }
 
-    /** Runs a bulk statement that answers the ids it took, and looks whether dead letters that match are left. */
-    private Replayed taken(String sql, Jdbc.Binder binder, Where where) {
-        return jdbc.inConnection(con -> new Replayed(Jdbc.list(con, sql, binder, rs -> rs.getObject(1, UUID.class)),
+    /** Runs a bulk statement that answers the ids it took, and looks on its connection whether dead letters that match are left. */
+    private Replayed taken(Jdbc.Work<List<UUID>> bulk, Where where) {
+        return jdbc.inConnection(con -> new Replayed(bulk.run(con),
                 Jdbc.first(con, "SELECT EXISTS (SELECT 1 FROM dead_letters WHERE %s)".formatted(where.sql()),
                         p -> p.where(where), rs -> rs.getBoolean(1)).orElseThrow()));
     }
