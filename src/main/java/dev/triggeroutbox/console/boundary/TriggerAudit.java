@@ -10,7 +10,6 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.ext.Provider;
 import java.io.IOException;
 import java.net.URI;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
 import java.util.logging.Level;
@@ -69,7 +68,7 @@ public class TriggerAudit implements ContainerResponseFilter {
         try {
             List<UUID> targets = id == null ? List.of() : List.of(UUID.fromString(id));
             audit.record(Callers.name(request.getSecurityContext()), action, targets, null, 1);
-        } catch (SQLException | RuntimeException e) {
+        } catch (RuntimeException e) { // a StoreException too
             LOG.log(Level.WARNING, "trigger change by " + Callers.name(request.getSecurityContext())
                     + " not added to the audit record", e);
         }

@@ -1,21 +1,18 @@
 package dev.triggeroutbox.console.control;
 
 import dev.triggeroutbox.platform.HousekeepingJob;
+import dev.triggeroutbox.platform.Jdbc;
+import dev.triggeroutbox.platform.Where;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.transaction.Transactional;
-import java.sql.Array;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -51,7 +48,7 @@ public class AuditLog implements HousekeepingJob {
     public static final String LANE_RETRY = "lane.retry";
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     /**
      * Days an admin action stays on the audit page. A year by default, the span audits usually ask
@@ -62,20 +59,12 @@ public class AuditLog implements HousekeepingJob {
     int retentionDays;
 
     @Transactional(Transactional.TxType.REQUIRED)
-    public void record(String principal, String action, List<UUID> targets, JsonObject filter, int affected)
-            throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
+    public void record(String principal, String action, List<UUID> targets, JsonObject filter, int affected) {
+        jdbc.update("""
                 INSERT INTO admin_audit (principal, action, target_ids, filter, affected)
-                VALUES (?, ?, ?, ?::jsonb, ?)                  -- 1 who, 2 what, 3 ids, 4 filter, 5 count
-                """)) {
-            Array ids = con.createArrayOf("uuid", targets.toArray());
-            ps.setString(1, principal);
-            ps.setString(2, action);
-            ps.setArray(3, ids);
-            ps.setString(4, filter == null ? null : filter.toString());
-            ps.setInt(5, affected);
-            ps.executeUpdate();
-        }
+                VALUES (?, ?, ?, ?::jsonb, ?)                  -- who, what, ids, filter, count
+                """, p -> p.text(principal).text(action).array("uuid", targets.toArray())
+                        .text(filter == null ? null : filter.toString()).integer(affected));
     }
 
     /** The oldest entries past the retention go, a chunk at a time. */
@@ -101,37 +90,22 @@ public class AuditLog implements HousekeepingJob {
     }
 
     /** Newest first; {@code before} is the id where the previous page ended. */
-    public Page page(String action, UUID target, int limit, Long before) throws SQLException {
-        String sql = """
+    public Page page(String action, UUID target, int limit, Long before) {
+        Where where = new Where()
+                .text("action = ?", action)
+                .uuid("target_ids @> ARRAY[?::uuid]", target)
+                .and(before != null, "id < ?", p -> p.bigint(before));     // the cursor
+        List<Entry> items = jdbc.list("""
                 SELECT id, at, principal, action, target_ids, filter::text AS filter, affected
                 FROM admin_audit
-                WHERE (?::text IS NULL OR action = ?::text)                          -- 1, 2
-                  AND (?::uuid IS NULL OR target_ids @> ARRAY[?::uuid])              -- 3, 4
-                  AND (?::bigint IS NULL OR id < ?::bigint)                          -- 5, 6: cursor
+                WHERE %s
                 ORDER BY id DESC
-                LIMIT ?                                                              -- 7: page size + 1
-                """;
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setString(1, action);
-            ps.setString(2, action);
-            ps.setObject(3, target, Types.OTHER);
-            ps.setObject(4, target, Types.OTHER);
-            ps.setObject(5, before, Types.BIGINT);
-            ps.setObject(6, before, Types.BIGINT);
-            ps.setInt(7, limit + 1);
-            List<Entry> items = new ArrayList<>();
-            boolean more = false;
-            try (ResultSet rs = ps.executeQuery()) {
-                for (int n = 0; rs.next(); n++) {
-                    if (n == limit) {
-                        more = true;
-                        break;
-                    }
-                    items.add(entry(rs));
-                }
-            }
-            return new Page(items, more ? items.get(items.size() - 1).id() : null);
+                LIMIT ?                                                              -- page size + 1
+                """.formatted(where.sql()), p -> p.where(where).integer(limit + 1), AuditLog::entry);
+        if (items.size() <= limit) {
+            return new Page(items, null);
         }
+        return new Page(List.copyOf(items.subList(0, limit)), items.get(limit - 1).id());
     }
 
     private static Entry entry(ResultSet rs) throws SQLException {

@@ -1,16 +1,11 @@
 package dev.triggeroutbox.console.control;
 
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
-import javax.sql.DataSource;
 
 /**
  * The dispatcher nodes as their heartbeats left them in {@code dispatcher_nodes}, on the database
@@ -25,7 +20,7 @@ public class Nodes {
     private static final int STALLED_AFTER_TICKS = 5;
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     @Inject
     DispatchSettings settings;
@@ -57,24 +52,18 @@ public class Nodes {
             int inFlight, boolean paused, long pollIntervalMillis, Status status) {
     }
 
-    public List<Node> list() throws SQLException {
-        String sql = """
+    public List<Node> list() {
+        return jdbc.list("""
                 SELECT node, started_at, last_tick_at, in_flight, paused, poll_ms,
                        extract(epoch FROM now() - last_tick_at) AS age
                 FROM dispatcher_nodes
                 ORDER BY node
-                """;
-        List<Node> nodes = new ArrayList<>();
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql);
-                ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                double age = rs.getDouble("age");
-                long poll = rs.getLong("poll_ms");
-                nodes.add(new Node(rs.getString("node"), rs.getObject("started_at", OffsetDateTime.class),
-                        rs.getObject("last_tick_at", OffsetDateTime.class), age, rs.getInt("in_flight"),
-                        rs.getBoolean("paused"), poll, Status.of(age * 1000, poll, settings.leaseMillis())));
-            }
-        }
-        return nodes;
+                """, Jdbc.Binder.NONE, rs -> {
+            double age = rs.getDouble("age");
+            long poll = rs.getLong("poll_ms");
+            return new Node(rs.getString("node"), rs.getObject("started_at", OffsetDateTime.class),
+                    rs.getObject("last_tick_at", OffsetDateTime.class), age, rs.getInt("in_flight"),
+                    rs.getBoolean("paused"), poll, Status.of(age * 1000, poll, settings.leaseMillis()));
+        });
     }
 }

@@ -1,16 +1,12 @@
 package dev.triggeroutbox.console.control;
 
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import javax.sql.DataSource;
 
 /**
  * What each trigger of a page did in the last hour, from the delivery history: rows delivered and dead-lettered, and
@@ -25,10 +21,10 @@ public class TriggerActivity {
     }
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     /** The last hour of each of {@code triggers} (every one of them in the answer). */
-    public Map<UUID, LastHour> lastHour(List<UUID> triggers) throws SQLException {
+    public Map<UUID, LastHour> lastHour(List<UUID> triggers) {
         Map<UUID, LastHour> byTrigger = new HashMap<>();
         triggers.forEach(t -> byTrigger.put(t, LastHour.NONE));
         if (triggers.isEmpty()) {
@@ -43,19 +39,12 @@ public class TriggerActivity {
                        percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - claimed_at) * 1000)
                            FILTER (WHERE outcome = 'delivered' AND claimed_at IS NOT NULL)
                 FROM delivery_history
-                WHERE trigger_id = ANY (?)                                      -- 1: the page's triggers
+                WHERE trigger_id = ANY (?)                                      -- the page's triggers
                   AND finished_at > now() - interval '1 hour'                   -- the last hour's partitions only
                 GROUP BY trigger_id
                 """;
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setArray(1, con.createArrayOf("uuid", triggers.toArray(UUID[]::new)));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    byTrigger.put(rs.getObject(1, UUID.class), new LastHour(rs.getLong(2), rs.getLong(3),
-                            (Double) rs.getObject(4), (Double) rs.getObject(5)));
-                }
-            }
-        }
+        jdbc.list(sql, p -> p.array("uuid", triggers.toArray(UUID[]::new)), rs -> byTrigger.put(rs.getObject(1, UUID.class),
+                new LastHour(rs.getLong(2), rs.getLong(3), (Double) rs.getObject(4), (Double) rs.getObject(5))));
         return byTrigger;
     }
 }

@@ -7,6 +7,7 @@ import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.inject.Inject;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
@@ -16,13 +17,17 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
  * Writes outbox rows on the caller's connection, so inside the caller's JTA transaction: a row
- * exists if and only if that transaction commits. One statement per call, also for fan-out.
+ * exists if and only if that transaction commits. One statement per call, also for fan-out. Besides
+ * {@link BatchWriter}'s batches and the dead-letter events the dispatcher's finish statement writes (a part of
+ * that one statement, in {@code Claims}), every {@code INSERT INTO outbox} is here: producers' rows, fan-out,
+ * cron fires and replayed dead letters.
  */
 @ApplicationScoped
 public class OutboxWriter {
@@ -125,5 +130,51 @@ public class OutboxWriter {
             }
             return rows;
         }
+    }
+
+    /**
+     * One {@code cron} row per fire, on {@code con} (the transaction that claimed the due triggers and moves them on):
+     * each fire is its own root. The arrays are the fires' columns, in the same order.
+     */
+    public static void cronFires(Connection con, UUID[] triggers, UUID[] apps, UUID[] scripts, String[] payloads) {
+        UUID[] ids = new UUID[triggers.length];
+        Arrays.setAll(ids, i -> UUID.randomUUID());
+        Jdbc.update(con, """
+                INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
+                                    trigger_depth, root_execution_id)
+                SELECT f.id, f.app_id, 'cron', f.trigger_id, f.script_id, f.payload, 'cron', 0, f.id
+                FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::jsonb[]) AS f(id, app_id, trigger_id, script_id, payload)
+                """, p -> p.array("uuid", ids).array("uuid", apps).array("uuid", triggers).array("uuid", scripts)
+                        .array("jsonb", payloads));
+    }
+
+    /**
+     * Moves dead letters back into the outbox under their own ids, due now, attempts reset, with the attempt budget
+     * the row had (null: its trigger's, or the default), its trace context and its lane's place; answers their ids.
+     * {@code revived} is a {@code WITH revived AS (DELETE FROM dead_letters … RETURNING *)} query, whose parameters
+     * {@code which} binds: the caller chooses the dead letters, in the same statement. The answer "dead" stored for a
+     * revived invoke goes, so its caller waits for the new attempt's answer.
+     */
+    public static List<UUID> revive(Connection con, String revived, Jdbc.Binder which, String by) {
+        return Jdbc.list(con, revived + """
+                , forgotten AS (
+                    -- an invoke's answer was its dead letter: the revived row is to answer anew
+                    DELETE FROM replies WHERE outcome = 'dead' AND id IN (SELECT reply_to FROM revived)
+                )
+                INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
+                                    origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts, last_error,
+                                    traceparent, tracestate, ordering_key, lane_seq)
+                SELECT id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
+                       origin_principal, trigger_depth, root_execution_id, parent_id, max_attempts,
+                       'replayed by ' || ? || ' after: ' || last_error,             -- admin
+                       traceparent, tracestate,                                     -- the replay joins the row's trace
+                       -- its lane and place (null for dead letters from before V20: a place of their own, next)
+                       ordering_key, coalesce(lane_seq, nextval('outbox_lane_seq'))
+                FROM revived
+                RETURNING id
+                """, p -> {
+            which.bind(p);
+            p.text(by);
+        }, rs -> rs.getObject(1, UUID.class));
     }
 }

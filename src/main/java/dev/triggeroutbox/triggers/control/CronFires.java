@@ -1,6 +1,7 @@
 package dev.triggeroutbox.triggers.control;
 
 import dev.triggeroutbox.outbox.control.CommitWakeup;
+import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.triggers.entity.CronSchedule;
@@ -162,38 +163,23 @@ public class CronFires {
         }
     }
 
-    private static void write(Connection con, List<Fire> fires, Instant now) throws SQLException {
+    private static void write(Connection con, List<Fire> fires, Instant now) {
         if (fires.isEmpty()) {
             return;
         }
-        // each fire starts its own cascade: the row is its own root
-        try (PreparedStatement ps = con.prepareStatement("""
-                INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
-                                    trigger_depth, root_execution_id)
-                SELECT f.id, f.app_id, 'cron', f.trigger_id, f.script_id, f.payload, 'cron', 0, f.id
-                FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::jsonb[]) AS f(id, app_id, trigger_id, script_id, payload)
-                """)) {
-            int n = fires.size();
-            UUID[] ids = new UUID[n];
-            UUID[] apps = new UUID[n];
-            UUID[] triggers = new UUID[n];
-            UUID[] scripts = new UUID[n];
-            String[] payloads = new String[n];
-            for (int i = 0; i < n; i++) {
-                Fire f = fires.get(i);
-                ids[i] = UUID.randomUUID();
-                apps[i] = f.trigger().appId();
-                triggers[i] = f.trigger().id();
-                scripts[i] = f.trigger().scriptId();
-                payloads[i] = payload(f, now);
-            }
-            ps.setArray(1, con.createArrayOf("uuid", ids));
-            ps.setArray(2, con.createArrayOf("uuid", apps));
-            ps.setArray(3, con.createArrayOf("uuid", triggers));
-            ps.setArray(4, con.createArrayOf("uuid", scripts));
-            ps.setArray(5, con.createArrayOf("jsonb", payloads));
-            ps.executeUpdate();
+        int n = fires.size();
+        UUID[] triggers = new UUID[n];
+        UUID[] apps = new UUID[n];
+        UUID[] scripts = new UUID[n];
+        String[] payloads = new String[n];
+        for (int i = 0; i < n; i++) {
+            Fire f = fires.get(i);
+            triggers[i] = f.trigger().id();
+            apps[i] = f.trigger().appId();
+            scripts[i] = f.trigger().scriptId();
+            payloads[i] = payload(f, now);
         }
+        OutboxWriter.cronFires(con, triggers, apps, scripts, payloads);
     }
 
     private static void advance(Connection con, Map<UUID, Instant> nextFires, Instant now) throws SQLException {

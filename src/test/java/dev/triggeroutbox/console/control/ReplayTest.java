@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.platform.Jdbc;
 import dev.triggeroutbox.schema.control.Migrations;
 import io.zonky.test.db.postgres.junit5.EmbeddedPostgresExtension;
 import io.zonky.test.db.postgres.junit5.SingleInstancePostgresExtension;
@@ -34,7 +35,7 @@ class ReplayTest {
         db = POSTGRES.getEmbeddedPostgres().getPostgresDatabase();
         Migrations.configuration(db).load().migrate();
         DeadLetters deadLetters = new DeadLetters();
-        deadLetters.dataSource = db;
+        deadLetters.jdbc = new Jdbc(db);
         UUID id = UUID.randomUUID();
         UUID replyTo = UUID.randomUUID();
         UUID app = UUID.randomUUID();
