@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.triggeroutbox.outbox.boundary.Outbox;
-import dev.triggeroutbox.outbox.control.BatchWriter;
+import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.control.UnknownTriggersException;
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.ExecutionId;
@@ -98,7 +98,7 @@ class BatchJavaApiIT {
         UserTransaction tx = tx();
         tx.begin();
         ownData(app);
-        List<BatchWriter.Written> undone = outbox.publishAll(app, events, "it");
+        List<OutboxWriter.Written> undone = outbox.publishAll(app, events, "it");
         assertEquals(3, undone.size());
         tx.rollback();
         assertEquals(0, rowsOf(app), "a rolled-back batch leaves no row");
@@ -106,11 +106,11 @@ class BatchJavaApiIT {
 
         tx.begin();
         ownData(app);
-        List<BatchWriter.Written> rows = outbox.publishAll(app, events, "it");
+        List<OutboxWriter.Written> rows = outbox.publishAll(app, events, "it");
         tx.commit();
-        assertEquals(List.of(0, 0, 2), rows.stream().map(BatchWriter.Written::event).toList());
+        assertEquals(List.of(0, 0, 2), rows.stream().map(OutboxWriter.Written::event).toList());
         Eventually.until(WAIT, () -> rows.stream().allMatch(r -> recorder.count(r.id().value()) >= 1), () -> "not all delivered");
-        for (BatchWriter.Written r : rows) {
+        for (OutboxWriter.Written r : rows) {
             assertEquals(1, recorder.count(r.id().value()), "delivered once: " + r);
         }
         Recorder.Received deep = recorder.of(rows.get(2).id().value()).get(0);

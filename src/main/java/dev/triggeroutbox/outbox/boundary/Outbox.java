@@ -3,7 +3,6 @@ package dev.triggeroutbox.outbox.boundary;
 import dev.triggeroutbox.api.OutboxDelivery;
 import dev.triggeroutbox.api.OutboxUnavailableException;
 import dev.triggeroutbox.api.OutboxRefusedException;
-import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
@@ -61,9 +60,6 @@ public class Outbox {
 
     @Inject
     OutboxWriter writer;
-
-    @Inject
-    BatchWriter batches;
 
     @Inject
     CommitWakeup wakeup;
@@ -177,13 +173,13 @@ public class Outbox {
      * {@link IllegalArgumentException} when empty or longer than {@code outbox.max-batch-events}.
      */
     @Transactional(Transactional.TxType.SUPPORTS)
-    public List<BatchWriter.Written> publishAll(AppId app, List<NewEvent> events, String originPrincipal) {
+    public List<OutboxWriter.Written> publishAll(AppId app, List<NewEvent> events, String originPrincipal) {
         limits.checkBatchSize(events.size());
         events.forEach(e -> limits.check(e.payload(), e.triggerDepth(), e.deliverAt()));
-        List<BatchWriter.Written> rows = traced("publish", app, null, CurrentTrace.get(),
-                trace -> batches.fanOut(app, events, originPrincipal, trace), List::size);
+        List<OutboxWriter.Written> rows = traced("publish", app, null, CurrentTrace.get(),
+                trace -> writer.fanOutAll(app, events, originPrincipal, trace), List::size);
         Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
-        for (BatchWriter.Written row : rows) {
+        for (OutboxWriter.Written row : rows) {
             kinds.merge(events.get(row.event()).kind(), 1, Integer::sum);
         }
         kinds.forEach(wakeup::written);
@@ -202,7 +198,7 @@ public class Outbox {
         List<OutboxId> replyTos = rows.stream().map(NewOutboxRow::replyTo).filter(java.util.Objects::nonNull).toList();
         List<OutboxId> ids = traced("enqueue", rows.get(0).appId(), null, CurrentTrace.get(), trace -> {
             replySlots.takeAll(replyTos);
-            return batches.insert(rows, trace);
+            return writer.insertAll(rows, trace);
         }, List::size);
         Map<SourceKind, Integer> kinds = new EnumMap<>(SourceKind.class);
         rows.forEach(r -> kinds.merge(r.sourceKind(), 1, Integer::sum));

@@ -3,7 +3,7 @@ package dev.triggeroutbox.outbox.boundary;
 import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.api.OutboxRefusedException.FieldError;
 import dev.triggeroutbox.api.OutboxRefusedException.Reason;
-import dev.triggeroutbox.outbox.control.BatchWriter;
+import dev.triggeroutbox.outbox.control.OutboxWriter;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.UnknownTriggersException;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
@@ -90,9 +90,9 @@ public class OutboxBatchesResource {
                             .map(i -> new OutboxRefusedException.FieldError(field(i, "triggerId"), "is not a trigger of app " + rows.get(i).appId()))
                             .toList());
                 }
-                List<BatchWriter.Written> written = new ArrayList<>(ids.size());
+                List<OutboxWriter.Written> written = new ArrayList<>(ids.size());
                 for (int i = 0; i < ids.size(); i++) {
-                    written.add(new BatchWriter.Written(i, ids.get(i), rows.get(i).triggerId()));
+                    written.add(new OutboxWriter.Written(i, ids.get(i), rows.get(i).triggerId()));
                 }
                 return Payloads.batchWritten(written);
             }).toResponse();

@@ -3,7 +3,6 @@ package dev.triggeroutbox.outbox.boundary;
 import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.api.OutboxRefusedException.FieldError;
 import dev.triggeroutbox.api.OutboxRefusedException.Reason;
-import dev.triggeroutbox.outbox.control.BatchWriter;
 import dev.triggeroutbox.outbox.control.CurrentTrace;
 import dev.triggeroutbox.outbox.control.OutboxLimits;
 import dev.triggeroutbox.outbox.control.OutboxWriter;
@@ -206,10 +205,10 @@ public final class Payloads {
      * out directly (numbers and UUIDs need no escaping): for 1,000 rows, building JSON-P objects and
      * printing them cost as much as the rest of the call.
      */
-    public static IdempotencyKeys.Answer batchWritten(List<BatchWriter.Written> rows) {
+    public static IdempotencyKeys.Answer batchWritten(List<OutboxWriter.Written> rows) {
         StringBuilder json = new StringBuilder(32 + rows.size() * 96).append("{\"rows\":[");
         for (int i = 0; i < rows.size(); i++) {
-            BatchWriter.Written r = rows.get(i);
+            OutboxWriter.Written r = rows.get(i);
             json.append(i == 0 ? "" : ",").append("{\"event\":").append(r.event()).append(",\"id\":\"").append(r.id()).append('"');
             if (r.triggerId() != null) {
                 json.append(",\"triggerId\":\"").append(r.triggerId()).append('"');
