@@ -17,11 +17,11 @@ import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.platform.StoreException;
 import dev.triggeroutbox.platform.Tracing;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
-import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.EnumMap;
 import java.util.List;
@@ -208,7 +208,7 @@ public class Outbox {
 
     /** A write of rows that carry {@code trace} (null: none). */
     private interface Write<T> {
-        T rows(TraceContext trace) throws SQLException;
+        T rows(TraceContext trace);
     }
 
     /**
@@ -220,13 +220,14 @@ public class Outbox {
             ToIntFunction<T> count) {
         try {
             return tracing.active() ? inSpan(operation, app, kind, given, write, count) : write.rows(given);
-        } catch (SQLException e) {
-            throw new OutboxUnavailableException(operation + " failed: the outbox could not write to its database", e);
+        } catch (StoreException e) {
+            throw new OutboxUnavailableException(operation + " failed: the outbox could not write to its database",
+                    e.sqlException());
         }
     }
 
     private <T> T inSpan(String operation, AppId app, SourceKind kind, TraceContext given, Write<T> write,
-            ToIntFunction<T> count) throws SQLException {
+            ToIntFunction<T> count) {
         Tracing.Span span = tracing.write(operation, app.toString(), kind == null ? null : kind.wire(),
                 given == null ? null : given.traceparent(), given == null ? null : given.tracestate());
         try {
@@ -234,7 +235,7 @@ public class Outbox {
             span.rows(count.applyAsInt(written));
             span.end("written", null);
             return written;
-        } catch (SQLException | RuntimeException e) {
+        } catch (RuntimeException e) {
             span.end("refused", e.getClass().getSimpleName());
             throw e;
         }

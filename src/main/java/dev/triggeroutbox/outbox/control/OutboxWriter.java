@@ -9,9 +9,9 @@ import dev.triggeroutbox.outbox.entity.SourceKind;
 import dev.triggeroutbox.outbox.entity.TraceContext;
 import dev.triggeroutbox.outbox.entity.TriggerId;
 import dev.triggeroutbox.platform.Jdbc;
+import dev.triggeroutbox.platform.StoreException;
 import jakarta.inject.Inject;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -50,8 +50,14 @@ public class OutboxWriter {
     @Inject
     DataSource dataSource;
 
-    /** Writes {@code row}, carrying {@code trace} (null: none) to its deliveries. */
-    public OutboxId insert(NewOutboxRow row, TraceContext trace) throws SQLException {
+    @Inject
+    Jdbc jdbc;
+
+    /**
+     * Writes {@code row}, carrying {@code trace} (null: none) to its deliveries. On the plain driver, as
+     * {@link #fanOut}: the per-call path of {@code Outbox.enqueue} that the benchmark measures, no binder to allocate.
+     */
+    public OutboxId insert(NewOutboxRow row, TraceContext trace) {
         OutboxId id = OutboxId.random();
         String sql = """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload,
@@ -90,6 +96,8 @@ public class OutboxWriter {
             if (ps.executeUpdate() == 0) {
                 throw new UnknownTriggerException(row.triggerId(), row.appId());
             }
+        } catch (SQLException e) {
+            throw new StoreException(e);
         }
         return id;
     }
@@ -102,7 +110,7 @@ public class OutboxWriter {
      */
     public List<FannedOut> fanOut(AppId app, SourceKind kind, String payload, String originPrincipal,
             ExecutionId root, int depth, OffsetDateTime deliverAt, OutboxId parent, String orderingKey,
-            TraceContext trace) throws SQLException {
+            TraceContext trace) {
         String sql = """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, payload, origin_principal,
                                     trigger_depth, root_execution_id, next_attempt_at, parent_id, traceparent,
@@ -140,6 +148,8 @@ public class OutboxWriter {
                 }
             }
             return rows;
+        } catch (SQLException e) {
+            throw new StoreException(e);
         }
     }
 
@@ -148,8 +158,7 @@ public class OutboxWriter {
      * matching trigger writes nothing. Answers the rows in event order, then trigger id. Every row carries
      * {@code trace} (null: none) to its deliveries.
      */
-    public List<Written> fanOutAll(AppId app, List<NewEvent> events, String originPrincipal, TraceContext trace)
-            throws SQLException {
+    public List<Written> fanOutAll(AppId app, List<NewEvent> events, String originPrincipal, TraceContext trace) {
         // `fanned` is read twice, so PostgreSQL materializes it: each gen_random_uuid() is drawn once and
         // the ids answered are the ids inserted
         String sql = """
@@ -178,27 +187,20 @@ public class OutboxWriter {
                 )
                 SELECT n, id, trigger_id FROM fanned ORDER BY n, trigger_id
                 """;
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setArray(1, array(con, "text", events, e -> e.kind().wire(), String[]::new));
-            ps.setArray(2, array(con, "text", events, NewEvent::payload, String[]::new));
-            ps.setArray(3, array(con, "integer", events, NewEvent::triggerDepth, Integer[]::new));
-            // an event without a root starts its own cascade, shared by all of its rows
-            ps.setArray(4, array(con, "uuid", events, e -> (e.root() == null ? ExecutionId.random() : e.root()).value(), UUID[]::new));
-            ps.setArray(5, array(con, "text", events, e -> e.deliverAt() == null ? null : e.deliverAt().toString(), String[]::new));
-            ps.setArray(6, array(con, "text", events, NewEvent::orderingKey, String[]::new));
-            ps.setObject(7, app.value());
-            ps.setString(8, originPrincipal);
-            ps.setString(9, trace == null ? null : trace.traceparent());
-            ps.setString(10, trace == null ? null : trace.tracestate());
-            List<Written> rows = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(new Written(rs.getInt(1) - 1, new OutboxId(rs.getObject(2, UUID.class)),
-                            new TriggerId(rs.getObject(3, UUID.class))));
-                }
-            }
-            return rows;
-        }
+        return jdbc.list(sql, p -> p
+                .array("text", column(events, e -> e.kind().wire(), String[]::new))
+                .array("text", column(events, NewEvent::payload, String[]::new))
+                .array("integer", column(events, NewEvent::triggerDepth, Integer[]::new))
+                // an event without a root starts its own cascade, shared by all of its rows
+                .array("uuid", column(events, e -> (e.root() == null ? ExecutionId.random() : e.root()).value(), UUID[]::new))
+                .array("text", column(events, e -> e.deliverAt() == null ? null : e.deliverAt().toString(), String[]::new))
+                .array("text", column(events, NewEvent::orderingKey, String[]::new))
+                .uuid(app.value())
+                .text(originPrincipal)
+                .text(trace == null ? null : trace.traceparent())
+                .text(trace == null ? null : trace.tracestate()),
+                rs -> new Written(rs.getInt(1) - 1, new OutboxId(rs.getObject(2, UUID.class)),
+                        new TriggerId(rs.getObject(3, UUID.class))));
     }
 
     /**
@@ -207,7 +209,7 @@ public class OutboxWriter {
      * transaction must roll back (the other rows were written). Every row carries {@code trace} (null: none)
      * to its deliveries.
      */
-    public List<OutboxId> insertAll(List<NewOutboxRow> rows, TraceContext trace) throws SQLException {
+    public List<OutboxId> insertAll(List<NewOutboxRow> rows, TraceContext trace) {
         String sql = """
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, script_id, reply_to, payload, origin_principal,
                                     trigger_depth, root_execution_id, max_attempts, next_attempt_at, parent_id,
@@ -237,56 +239,48 @@ public class OutboxWriter {
                 ORDER BY r.n                                             -- lane_seq in row order
                 RETURNING id
                 """;
-        List<UUID> ids = rows.stream().map(r -> UUID.randomUUID()).toList();
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setArray(1, con.createArrayOf("uuid", ids.toArray(UUID[]::new)));
-            ps.setArray(2, array(con, "uuid", rows, r -> r.appId().value(), UUID[]::new));
-            ps.setArray(3, array(con, "text", rows, r -> r.sourceKind().wire(), String[]::new));
-            ps.setArray(4, array(con, "uuid", rows, r -> r.triggerId() == null ? null : r.triggerId().value(), UUID[]::new));
-            ps.setArray(5, array(con, "uuid", rows, r -> r.scriptId() == null ? null : r.scriptId().value(), UUID[]::new));
-            ps.setArray(6, array(con, "uuid", rows, r -> r.replyTo() == null ? null : r.replyTo().value(), UUID[]::new));
-            ps.setArray(7, array(con, "text", rows, NewOutboxRow::payload, String[]::new));
-            ps.setArray(8, array(con, "text", rows, NewOutboxRow::originPrincipal, String[]::new));
-            ps.setArray(9, array(con, "integer", rows, NewOutboxRow::triggerDepth, Integer[]::new));
-            // a row without a given root starts its own cascade
-            List<UUID> roots = new ArrayList<>();
-            for (int i = 0; i < rows.size(); i++) {
-                roots.add(rows.get(i).rootExecutionId() == null ? ids.get(i) : rows.get(i).rootExecutionId().value());
-            }
-            ps.setArray(10, con.createArrayOf("uuid", roots.toArray(UUID[]::new)));
-            ps.setArray(11, array(con, "integer", rows, NewOutboxRow::maxAttempts, Integer[]::new));
-            ps.setArray(12, array(con, "text", rows, r -> r.deliverAt() == null ? null : r.deliverAt().toString(), String[]::new));
-            ps.setArray(13, array(con, "uuid", rows, r -> r.parentId() == null ? null : r.parentId().value(), UUID[]::new));
-            ps.setArray(14, array(con, "text", rows, NewOutboxRow::orderingKey, String[]::new));
-            ps.setString(15, trace == null ? null : trace.traceparent());
-            ps.setString(16, trace == null ? null : trace.tracestate());
-            Set<UUID> written = new HashSet<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    written.add(rs.getObject(1, UUID.class));
+        UUID[] ids = new UUID[rows.size()];
+        Arrays.setAll(ids, i -> UUID.randomUUID());
+        // a row without a given root starts its own cascade
+        UUID[] roots = new UUID[ids.length];
+        Arrays.setAll(roots, i -> rows.get(i).rootExecutionId() == null ? ids[i] : rows.get(i).rootExecutionId().value());
+        Set<UUID> written = new HashSet<>(jdbc.list(sql, p -> p
+                .array("uuid", ids)
+                .array("uuid", column(rows, r -> r.appId().value(), UUID[]::new))
+                .array("text", column(rows, r -> r.sourceKind().wire(), String[]::new))
+                .array("uuid", column(rows, r -> r.triggerId() == null ? null : r.triggerId().value(), UUID[]::new))
+                .array("uuid", column(rows, r -> r.scriptId() == null ? null : r.scriptId().value(), UUID[]::new))
+                .array("uuid", column(rows, r -> r.replyTo() == null ? null : r.replyTo().value(), UUID[]::new))
+                .array("text", column(rows, NewOutboxRow::payload, String[]::new))
+                .array("text", column(rows, NewOutboxRow::originPrincipal, String[]::new))
+                .array("integer", column(rows, NewOutboxRow::triggerDepth, Integer[]::new))
+                .array("uuid", roots)
+                .array("integer", column(rows, NewOutboxRow::maxAttempts, Integer[]::new))
+                .array("text", column(rows, r -> r.deliverAt() == null ? null : r.deliverAt().toString(), String[]::new))
+                .array("uuid", column(rows, r -> r.parentId() == null ? null : r.parentId().value(), UUID[]::new))
+                .array("text", column(rows, NewOutboxRow::orderingKey, String[]::new))
+                .text(trace == null ? null : trace.traceparent())
+                .text(trace == null ? null : trace.tracestate()),
+                rs -> rs.getObject(1, UUID.class)));
+        if (written.size() < ids.length) {
+            List<Integer> refused = new ArrayList<>();
+            for (int i = 0; i < ids.length; i++) {
+                if (!written.contains(ids[i])) {
+                    refused.add(i);
                 }
             }
-            if (written.size() < ids.size()) {
-                List<Integer> refused = new ArrayList<>();
-                for (int i = 0; i < ids.size(); i++) {
-                    if (!written.contains(ids.get(i))) {
-                        refused.add(i);
-                    }
-                }
-                throw new UnknownTriggersException(refused);
-            }
+            throw new UnknownTriggersException(refused);
         }
-        return ids.stream().map(OutboxId::new).toList();
+        return Arrays.stream(ids).map(OutboxId::new).toList();
     }
 
-    /** One column of the batch as a typed SQL array. */
-    private static <T, C> Array array(Connection con, String type, List<T> items, Function<T, C> column,
-            IntFunction<C[]> newArray) throws SQLException {
+    /** One column of the batch, for an SQL array. */
+    private static <T, C> C[] column(List<T> items, Function<T, C> column, IntFunction<C[]> newArray) {
         C[] values = newArray.apply(items.size());
         for (int i = 0; i < values.length; i++) {
             values[i] = column.apply(items.get(i));
         }
-        return con.createArrayOf(type, values);
+        return values;
     }
 
     /**

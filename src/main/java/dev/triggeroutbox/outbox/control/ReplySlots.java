@@ -2,17 +2,14 @@ package dev.triggeroutbox.outbox.control;
 
 import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import javax.sql.DataSource;
+import java.util.function.Supplier;
 
 /**
  * One reply slot per row. A reply id names the one answer of one row: if two rows shared one, the
@@ -24,7 +21,7 @@ import javax.sql.DataSource;
 public class ReplySlots {
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     /**
      * Takes {@code replyTo} for a row about to be written in the caller's transaction, or refuses it
@@ -32,13 +29,13 @@ public class ReplySlots {
      * transaction ends, and its check then sees this row.
      */
     @Transactional(Transactional.TxType.MANDATORY)
-    public void take(OutboxId replyTo) throws SQLException {
+    public void take(OutboxId replyTo) {
         check(replyTo);
     }
 
     /** Takes every reply id of rows about to be written together (refused, {@code CONFLICT}, when two of them share one). */
     @Transactional(Transactional.TxType.MANDATORY)
-    public void takeAll(List<OutboxId> replyTos) throws SQLException {
+    public void takeAll(List<OutboxId> replyTos) {
         Set<OutboxId> seen = new HashSet<>();
         for (OutboxId replyTo : replyTos) {
             if (!seen.add(replyTo)) {
@@ -53,15 +50,9 @@ public class ReplySlots {
      * one of its own when there is none, so the lock holds until the row is committed.
      */
     @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
-    public <T> T writing(OutboxId replyTo, Write<T> write) throws SQLException {
+    public <T> T writing(OutboxId replyTo, Supplier<T> write) {
         check(replyTo);
-        return write.run();
-    }
-
-    /** A write that may fail with the database. */
-    @FunctionalInterface
-    public interface Write<T> {
-        T run() throws SQLException;
+        return write.get();
     }
 
     private static OutboxRefusedException taken(OutboxId replyTo) {
@@ -69,27 +60,19 @@ public class ReplySlots {
                 "replyTo " + replyTo + " is already the reply id of another row: reply ids are one per row");
     }
 
-    private void check(OutboxId replyTo) throws SQLException {
+    private void check(OutboxId replyTo) {
         String sql = """
-                SELECT EXISTS (SELECT 1 FROM outbox WHERE reply_to = ?)       -- 1: a row waiting for it
-                    OR EXISTS (SELECT 1 FROM replies WHERE id = ?)            -- 2: an answer stored under it
+                SELECT EXISTS (SELECT 1 FROM outbox WHERE reply_to = ?)       -- a row waiting for it
+                    OR EXISTS (SELECT 1 FROM replies WHERE id = ?)            -- an answer stored under it
                 """;
-        try (Connection con = dataSource.getConnection()) {
-            try (PreparedStatement lock = con.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
-                lock.setLong(1, replyTo.value().getMostSignificantBits() ^ replyTo.value().getLeastSignificantBits());
-                lock.execute();
-            }
+        long lock = replyTo.value().getMostSignificantBits() ^ replyTo.value().getLeastSignificantBits();
+        boolean taken = jdbc.inConnection(con -> {
+            Jdbc.first(con, "SELECT pg_advisory_xact_lock(?)", p -> p.bigint(lock), rs -> true);
             // a statement of its own after the lock: its snapshot sees what the lock's holder committed
-            try (PreparedStatement ps = con.prepareStatement(sql)) {
-                ps.setObject(1, replyTo.value());
-                ps.setObject(2, replyTo.value());
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    if (rs.getBoolean(1)) {
-                        throw taken(replyTo);
-                    }
-                }
-            }
+            return Jdbc.first(con, sql, p -> p.uuid(replyTo.value()).uuid(replyTo.value()), rs -> rs.getBoolean(1)).orElseThrow();
+        });
+        if (taken) {
+            throw taken(replyTo);
         }
     }
 }
