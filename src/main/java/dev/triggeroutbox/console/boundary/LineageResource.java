@@ -21,7 +21,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -45,7 +44,7 @@ public class LineageResource {
 
     @GET
     @Path("{rootExecutionId}")
-    public JsonObject lineage(@PathParam("rootExecutionId") String rootText) throws SQLException {
+    public JsonObject lineage(@PathParam("rootExecutionId") String rootText) {
         ExecutionId root = Callers.pathId(rootText, ExecutionId::parse, "execution");
         List<RowState> cascade = rows.cascade(root, MAX_ROWS + 1);
         if (cascade.isEmpty()) {

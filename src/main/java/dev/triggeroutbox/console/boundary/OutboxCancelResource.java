@@ -24,7 +24,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.SecurityContext;
-import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.Set;
 
@@ -55,7 +54,7 @@ public class OutboxCancelResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Transactional(rollbackOn = Exception.class)
-    public JsonObject cancel(JsonValue body) throws SQLException {
+    public JsonObject cancel(JsonValue body) {
         JsonBody b = JsonBody.of(body, FIELDS);
         AppId app = b.parsed("appId", false, AppId::parse, "must be a UUID");
         TriggerId trigger = b.parsed("triggerId", false, TriggerId::parse, "must be a UUID");

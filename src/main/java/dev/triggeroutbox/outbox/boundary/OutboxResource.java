@@ -35,7 +35,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
-import java.sql.SQLException;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
@@ -100,12 +99,12 @@ public class OutboxResource {
 
     @GET
     @Path("{id}")
-    public JsonObject status(@PathParam("id") String id) throws SQLException {
+    public JsonObject status(@PathParam("id") String id) {
         return RowStateJson.of(reachable(id), RowStateJson.View.PRODUCER).build();
     }
 
     /** The row, when it is of an app the caller may reach; 404 as for a row that does not exist otherwise. */
-    private RowState reachable(String id) throws SQLException {
+    private RowState reachable(String id) {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
         RowState found = status.find(row).orElseThrow(() -> OutboxRefusedException.notFound("outbox row " + id));
         if (!AppAccess.mayReach(caller, found.appId())) {
@@ -122,7 +121,7 @@ public class OutboxResource {
      */
     @GET
     @Path("{id}/attempts")
-    public JsonObject attempts(@PathParam("id") String id) throws SQLException {
+    public JsonObject attempts(@PathParam("id") String id) {
         OutboxId row = reachable(id).id();
         boolean operator = caller.isUserInRole(Callers.ADMIN);
         JsonArrayBuilder items = Jsons.array();
@@ -160,7 +159,7 @@ public class OutboxResource {
      */
     @POST
     @Path("{id}/cancel")
-    public Response cancel(@PathParam("id") String id) throws SQLException {
+    public Response cancel(@PathParam("id") String id) {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
         Cancellations.Done done = cancellations.cancel(row, app -> AppAccess.mayReach(caller, app));
         RowState now = reachable(id);

@@ -2,18 +2,15 @@ package dev.triggeroutbox.outbox.control;
 
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
+import dev.triggeroutbox.platform.Jdbc;
+import dev.triggeroutbox.platform.Where;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Predicate;
-import javax.sql.DataSource;
 
 /**
  * Cancelling rows that are still in the outbox. A row nobody is delivering leaves at once for the delivery
@@ -68,7 +65,7 @@ public class Cancellations {
             """;
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     /**
      * Cancels one row if it is in the outbox and {@code mayCancel} accepts its app. The row is locked first
@@ -76,24 +73,21 @@ public class Cancellations {
      * now and marking it is made on the row as it is.
      */
     @Transactional(Transactional.TxType.REQUIRED)
-    public Done cancel(OutboxId id, Predicate<AppId> mayCancel) throws SQLException {
-        try (Connection con = dataSource.getConnection()) {
-            try (PreparedStatement ps = con.prepareStatement("SELECT app_id FROM outbox WHERE id = ? FOR UPDATE")) { // 1
-                ps.setObject(1, id.value());
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next() || !mayCancel.test(new AppId(rs.getObject(1, UUID.class)))) {
-                        return Done.NOT_HERE;
-                    }
-                }
+    public Done cancel(OutboxId id, Predicate<AppId> mayCancel) {
+        return jdbc.inConnection(con -> {
+            Optional<AppId> app = Jdbc.first(con, "SELECT app_id FROM outbox WHERE id = ? FOR UPDATE",
+                    p -> p.uuid(id.value()), rs -> new AppId(rs.getObject(1, UUID.class)));
+            if (app.isEmpty() || !mayCancel.test(app.get())) {
+                return Done.NOT_HERE;
             }
-            try (PreparedStatement ps = con.prepareStatement("WITH picked AS (SELECT ?::uuid AS id)" + MOVE)) { // 1: row
-                ps.setObject(1, id.value());
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return rs.getBoolean(2) ? Done.CANCELLED : Done.REQUESTED;
-                }
-            }
-        }
+            boolean cancelled = Jdbc.first(con, "WITH picked AS (SELECT ?::uuid AS id)" + MOVE, // row
+                    p -> p.uuid(id.value()), rs -> rs.getBoolean(2)).orElseThrow();
+            return cancelled ? Done.CANCELLED : Done.REQUESTED;
+        });
+    }
+
+    /** One row the move answers: its id, and whether it was cancelled now (or only marked). */
+    private record Moved(UUID id, boolean cancelled) {
     }
 
     /**
@@ -102,34 +96,22 @@ public class Cancellations {
      * reported as {@code more}, as are the rows past the limit.
      */
     @Transactional(Transactional.TxType.REQUIRED)
-    public Bulk cancelMatching(CancelFilter filter, int limit) throws SQLException {
+    public Bulk cancelMatching(CancelFilter filter, int limit) {
+        Where where = filter.where();
         String sql = """
                 WITH picked AS (
                     SELECT id FROM outbox
-                    WHERE %s AND NOT cancel_requested                        -- 1..10: filter
-                    LIMIT ?                                                  -- 11
+                    WHERE %s AND NOT cancel_requested                        -- filter
+                    LIMIT ?
                     FOR UPDATE SKIP LOCKED
-                )""".formatted(CancelFilter.WHERE) + MOVE;
-        int cancelled = 0;
-        List<UUID> ids = new ArrayList<>();
-        try (Connection con = dataSource.getConnection()) {
-            try (PreparedStatement ps = con.prepareStatement(sql)) {
-                ps.setInt(filter.bind(ps, 1), limit);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        ids.add(rs.getObject(1, UUID.class));
-                        cancelled += rs.getBoolean(2) ? 1 : 0;
-                    }
-                }
-            }
-            try (PreparedStatement ps = con.prepareStatement(
-                    "SELECT EXISTS (SELECT 1 FROM outbox WHERE " + CancelFilter.WHERE + " AND NOT cancel_requested)")) { // 1..10
-                filter.bind(ps, 1);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return new Bulk(cancelled, ids.size() - cancelled, ids, rs.getBoolean(1));
-                }
-            }
-        }
+                )""".formatted(where.sql()) + MOVE;
+        return jdbc.inConnection(con -> {
+            List<Moved> moved = Jdbc.list(con, sql, p -> p.where(where).integer(limit),
+                    rs -> new Moved(rs.getObject(1, UUID.class), rs.getBoolean(2)));
+            int cancelled = (int) moved.stream().filter(Moved::cancelled).count();
+            boolean more = Jdbc.first(con, "SELECT EXISTS (SELECT 1 FROM outbox WHERE " + where.sql() + " AND NOT cancel_requested)",
+                    p -> p.where(where), rs -> rs.getBoolean(1)).orElseThrow();
+            return new Bulk(cancelled, moved.size() - cancelled, moved.stream().map(Moved::id).toList(), more);
+        });
     }
 }

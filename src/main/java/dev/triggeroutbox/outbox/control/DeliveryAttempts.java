@@ -2,16 +2,11 @@ package dev.triggeroutbox.outbox.control;
 
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.platform.HousekeepingJob;
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -41,7 +36,7 @@ public class DeliveryAttempts implements HousekeepingJob {
     int retentionHours;
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     @Override
     public Pruning pruning() {
@@ -55,35 +50,25 @@ public class DeliveryAttempts implements HousekeepingJob {
     }
 
     /** The attempts of one row, first first (a replayed dead letter's attempts count from 1 again). */
-    public List<Attempt> of(OutboxId row) throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
+    public List<Attempt> of(OutboxId row) {
+        return jdbc.list("""
                 SELECT * FROM (
                     SELECT attempt, finished_at - duration_ms * interval '1 millisecond' AS started_at, duration_ms, node,
                            outcome, http_status, error, answer, finished_at
                     FROM delivery_attempts
-                    WHERE outbox_id = ?                                  -- 1: row
+                    WHERE outbox_id = ?                                  -- row
                     UNION ALL
                     -- the attempt that delivered, as the history keeps it (finished before V19: no claim time, no entry)
                     SELECT attempt_count, claimed_at,
                            greatest(0, round(extract(epoch FROM finished_at - claimed_at) * 1000))::bigint, finished_by,
                            'delivered', http_status, NULL, NULL, finished_at
                     FROM delivery_history
-                    WHERE outbox_id = ? AND outcome = 'delivered' AND claimed_at IS NOT NULL   -- 2: row
+                    WHERE outbox_id = ? AND outcome = 'delivered' AND claimed_at IS NOT NULL   -- row
                 ) attempts
                 ORDER BY finished_at, attempt
-                LIMIT ?                                                  -- 3: most
-                """)) {
-            ps.setObject(1, row.value());
-            ps.setObject(2, row.value());
-            ps.setInt(3, MOST);
-            List<Attempt> attempts = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    attempts.add(new Attempt(rs.getInt(1), rs.getObject(2, OffsetDateTime.class), rs.getLong(3), rs.getString(4),
-                            rs.getString(5), (Integer) rs.getObject(6), rs.getString(7), rs.getString(8)));
-                }
-            }
-            return attempts;
-        }
+                LIMIT ?                                                  -- most
+                """, p -> p.uuid(row.value()).uuid(row.value()).integer(MOST),
+                rs -> new Attempt(rs.getInt(1), rs.getObject(2, OffsetDateTime.class), rs.getLong(3), rs.getString(4),
+                        rs.getString(5), (Integer) rs.getObject(6), rs.getString(7), rs.getString(8)));
     }
 }

@@ -5,18 +5,15 @@ import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.RowState;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import javax.sql.DataSource;
 
 /**
  * Where a row stands, wherever it is now: still in the outbox (pending, scheduled, held, in flight),
@@ -26,7 +23,7 @@ import javax.sql.DataSource;
 public class RowStatus {
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     /**
      * The status of outbox row {@code o} (pending, scheduled, in_flight, held): held while parked by a hold or, for
@@ -73,40 +70,18 @@ public class RowStatus {
                 """.formatted(key, historyKey, LIVE_STATUS);
     }
 
-    public Optional<RowState> find(OutboxId id) throws SQLException {
+    public Optional<RowState> find(OutboxId id) {
         String sql = "SELECT * FROM (" + places("id") + ") AS places ORDER BY rank, finished_at DESC LIMIT 1";
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            for (int i = 1; i <= 3; i++) {
-                ps.setObject(i, id.value());
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                return Optional.of(row(rs));
-            }
-        }
+        return jdbc.first(sql, p -> p.uuid(id.value()).uuid(id.value()).uuid(id.value()), RowStatus::row);
     }
 
     /**
      * Every row of a cascade (at most {@code limit}), each where it stands now, in creation order.
      */
-    public List<RowState> cascade(ExecutionId root, int limit) throws SQLException {
+    public List<RowState> cascade(ExecutionId root, int limit) {
         String sql = "SELECT * FROM (SELECT DISTINCT ON (id) * FROM (" + places("root_execution_id")
                 + ") AS places ORDER BY id, rank, finished_at DESC) AS rows ORDER BY created_at, id LIMIT ?";
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
-            for (int i = 1; i <= 3; i++) {
-                ps.setObject(i, root.value());
-            }
-            ps.setInt(4, limit);
-            List<RowState> rows = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(row(rs));
-                }
-            }
-            return rows;
-        }
+        return jdbc.list(sql, p -> p.uuid(root.value()).uuid(root.value()).uuid(root.value()).integer(limit), RowStatus::row);
     }
 
     private static RowState row(ResultSet rs) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.outbox.control;
 
+import dev.triggeroutbox.platform.Jdbc;
 import javax.sql.DataSource;
 
 /** Cancellations over a plain DataSource, for tests of the SQL without a server. */
@@ -10,7 +11,7 @@ public final class Cancelling {
 
     public static Cancellations on(DataSource dataSource) {
         Cancellations cancellations = new Cancellations();
-        cancellations.dataSource = dataSource;
+        cancellations.jdbc = new Jdbc(dataSource);
         return cancellations;
     }
 }

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.outbox.control;
 
+import dev.triggeroutbox.platform.Jdbc;
 import javax.sql.DataSource;
 
 /** A RowStatus over a plain DataSource, for tests of the SQL without a server. */
@@ -10,7 +11,7 @@ public final class RowStatuses {
 
     public static RowStatus on(DataSource dataSource) {
         RowStatus status = new RowStatus();
-        status.dataSource = dataSource;
+        status.jdbc = new Jdbc(dataSource);
         return status;
     }
 }
