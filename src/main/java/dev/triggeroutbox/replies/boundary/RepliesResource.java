@@ -20,7 +20,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
-import java.sql.SQLException;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -41,7 +40,7 @@ public class RepliesResource {
     UriInfo uri;
 
     @GET
-    public Response get(@PathParam("id") String id) throws SQLException {
+    public Response get(@PathParam("id") String id) {
         UUID replyTo = Callers.pathId(id, OutboxId::parse, "reply").value();
         Optional<StoredReplies.Reply> reply = replies.find(replyTo);
         Optional<StoredReplies.Pending> pending = Optional.empty();

@@ -6,7 +6,6 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.SQLException;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
@@ -181,7 +180,7 @@ public class Replies {
             if (failing.compareAndSet(true, false)) {
                 LOG.info("looking for invoke answers works again");
             }
-        } catch (SQLException | RuntimeException e) {
+        } catch (RuntimeException e) {
             // the deadlines still end every wait (202); a look every 100 ms must not log every time
             if (failing.compareAndSet(false, true)) {
                 LOG.log(Level.WARNING, "looking for invoke answers failed; waiting invokes answer 202 until it works again", e);

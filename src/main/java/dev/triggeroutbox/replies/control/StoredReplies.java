@@ -2,19 +2,15 @@ package dev.triggeroutbox.replies.control;
 
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.platform.HousekeepingJob;
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import javax.sql.DataSource;
+import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -51,7 +47,7 @@ public class StoredReplies implements HousekeepingJob {
     }
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     /**
      * How long an answer stays fetchable with {@code GET /replies/{id}} after it came. Longer: callers
@@ -62,36 +58,22 @@ public class StoredReplies implements HousekeepingJob {
     @ConfigProperty(name = "outbox.reply.retention-ms", defaultValue = "600000")
     long retentionMillis;
 
-    public Optional<Reply> find(UUID replyTo) throws SQLException {
+    public Optional<Reply> find(UUID replyTo) {
         return Optional.ofNullable(answered(List.of(replyTo)).get(replyTo));
     }
 
     /** The answers among {@code replyTos} that are there, by reply id: one statement whatever their number. */
-    public Map<UUID, Reply> answered(Collection<UUID> replyTos) throws SQLException {
-        Map<UUID, Reply> found = new HashMap<>();
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(
-                "SELECT id, app_id, outbox_id, outcome, body, error FROM replies WHERE id = ANY (?)")) {  // 1: reply ids
-            ps.setArray(1, con.createArrayOf("uuid", replyTos.toArray(UUID[]::new)));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    found.put(rs.getObject(1, UUID.class), new Reply(rs.getObject(2, UUID.class),
-                            new OutboxId(rs.getObject(3, UUID.class)), rs.getString(4),
-                            rs.getString(5), rs.getString(6)));
-                }
-            }
-        }
-        return found;
+    public Map<UUID, Reply> answered(Collection<UUID> replyTos) {
+        return jdbc.list("SELECT id, app_id, outbox_id, outcome, body, error FROM replies WHERE id = ANY (?)",  // reply ids
+                p -> p.array("uuid", replyTos.toArray(UUID[]::new)),
+                rs -> Map.entry(rs.getObject(1, UUID.class), new Reply(rs.getObject(2, UUID.class),
+                        new OutboxId(rs.getObject(3, UUID.class)), rs.getString(4), rs.getString(5), rs.getString(6))))
+                .stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
-    public Optional<Pending> pending(UUID replyTo) throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(
-                "SELECT app_id, id FROM outbox WHERE reply_to = ? LIMIT 1")) {  // 1: reply id
-            ps.setObject(1, replyTo);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(new Pending(rs.getObject(1, UUID.class), new OutboxId(rs.getObject(2, UUID.class))))
-                        : Optional.empty();
-            }
-        }
+    public Optional<Pending> pending(UUID replyTo) {
+        return jdbc.first("SELECT app_id, id FROM outbox WHERE reply_to = ? LIMIT 1",
+                p -> p.uuid(replyTo), rs -> new Pending(rs.getObject(1, UUID.class), new OutboxId(rs.getObject(2, UUID.class))));
     }
 
     /** Answers nobody collected within the retention go, a chunk at a time. */

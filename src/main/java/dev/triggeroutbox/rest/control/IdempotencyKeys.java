@@ -2,6 +2,7 @@ package dev.triggeroutbox.rest.control;
 
 import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.platform.HousekeepingJob;
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -10,13 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.HexFormat;
+import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -59,7 +57,7 @@ public class IdempotencyKeys implements HousekeepingJob {
     public static final String REPLAYED = "Idempotent-Replayed";
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     /**
      * Hours a key replays its first answer. 24 covers a client's retries across a day's outage (the
@@ -95,61 +93,47 @@ public class IdempotencyKeys implements HousekeepingJob {
         }
         String fingerprint = method + " " + path + " " + sha256(body);
         String owner = principal == null ? "" : principal;
-        try (Connection con = dataSource.getConnection()) {
+        return jdbc.inConnection(con -> {
             if (!claim(con, owner, key, fingerprint)) {
                 return replay(con, owner, key, fingerprint);
             }
             Answer answer = work.get();
             store(con, owner, key, forRepeats.apply(answer));
             return answer;
-        } catch (SQLException e) {
-            throw new IllegalStateException("idempotency key store failed", e);
-        }
+        });
     }
 
-    private static boolean claim(Connection con, String owner, String key, String fingerprint) throws SQLException {
-        String sql = """
-                INSERT INTO idempotency_keys (principal, key, fingerprint) VALUES (?, ?, ?)  -- 1..3
+    private static boolean claim(Connection con, String owner, String key, String fingerprint) {
+        return Jdbc.update(con, """
+                INSERT INTO idempotency_keys (principal, key, fingerprint) VALUES (?, ?, ?)
                 ON CONFLICT (principal, key) DO NOTHING
-                """;
-        try (PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setString(1, owner);
-            ps.setString(2, key);
-            ps.setString(3, fingerprint);
-            return ps.executeUpdate() == 1;
-        }
+                """, p -> p.text(owner).text(key).text(fingerprint)) == 1;
     }
 
-    private static Answer replay(Connection con, String owner, String key, String fingerprint) throws SQLException {
-        String sql = "SELECT fingerprint, status, location, body FROM idempotency_keys WHERE principal = ? AND key = ?";
-        try (PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setString(1, owner);
-            ps.setString(2, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next() || rs.getObject("status") == null) {
-                    // cannot happen after the conflict (the first request committed with its answer); be safe
-                    throw OutboxRefusedException.conflict("idempotency-conflict", "Request in progress",
-                            "a request with this Idempotency-Key is still being processed; retry later");
-                }
-                if (!fingerprint.equals(rs.getString("fingerprint"))) {
-                    throw OutboxRefusedException.unprocessable("idempotency-key-reused",
-                            "this Idempotency-Key was used for a different request");
-                }
-                return new Answer(rs.getInt("status"), rs.getString("location"), rs.getString("body"), true);
-            }
+    private static Answer replay(Connection con, String owner, String key, String fingerprint) {
+        Optional<Stored> stored = Jdbc.first(con,
+                "SELECT fingerprint, status, location, body FROM idempotency_keys WHERE principal = ? AND key = ?",
+                p -> p.text(owner).text(key), rs -> new Stored(rs.getString("fingerprint"), (Integer) rs.getObject("status"),
+                        rs.getString("location"), rs.getString("body")));
+        if (stored.isEmpty() || stored.get().status() == null) {
+            // cannot happen after the conflict (the first request committed with its answer); be safe
+            throw OutboxRefusedException.conflict("idempotency-conflict", "Request in progress",
+                    "a request with this Idempotency-Key is still being processed; retry later");
         }
+        if (!fingerprint.equals(stored.get().fingerprint())) {
+            throw OutboxRefusedException.unprocessable("idempotency-key-reused",
+                    "this Idempotency-Key was used for a different request");
+        }
+        return new Answer(stored.get().status(), stored.get().location(), stored.get().body(), true);
     }
 
-    private static void store(Connection con, String owner, String key, Answer answer) throws SQLException {
-        String sql = "UPDATE idempotency_keys SET status = ?, location = ?, body = ? WHERE principal = ? AND key = ?";
-        try (PreparedStatement ps = con.prepareStatement(sql)) {
-            ps.setInt(1, answer.status());
-            ps.setString(2, answer.location());
-            ps.setString(3, answer.body());
-            ps.setString(4, owner);
-            ps.setString(5, key);
-            ps.executeUpdate();
-        }
+    /** A key's row as stored: {@code status} null while its first request is still running. */
+    private record Stored(String fingerprint, Integer status, String location, String body) {
+    }
+
+    private static void store(Connection con, String owner, String key, Answer answer) {
+        Jdbc.update(con, "UPDATE idempotency_keys SET status = ?, location = ?, body = ? WHERE principal = ? AND key = ?",
+                p -> p.integer(answer.status()).text(answer.location()).text(answer.body()).text(owner).text(key));
     }
 
     /** Keys older than the retention go, a chunk at a time. */
