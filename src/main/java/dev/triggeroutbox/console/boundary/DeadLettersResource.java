@@ -5,7 +5,6 @@ import dev.triggeroutbox.rest.control.Locations;
 import dev.triggeroutbox.console.control.AuditLog;
 import dev.triggeroutbox.console.control.DeadLetterFilter;
 import dev.triggeroutbox.console.control.DeadLetters;
-import dev.triggeroutbox.outbox.boundary.Payloads;
 import dev.triggeroutbox.outbox.control.CommitWakeup;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.rest.control.Callers;
@@ -112,16 +111,10 @@ public class DeadLettersResource {
         String by = Callers.name(caller);
         // a retry with the same key answers 201 again, although the dead letter is gone by then
         return idempotency.once(by, key, "POST", uri.getPath(), "", () -> {
-            boolean replayed = Payloads.write(() -> {
-                if (!deadLetters.replay(row, by)) {
-                    return false;
-                }
-                audit.record(by, AuditLog.REPLAY, List.of(row.value()), null, 1);
-                return true;
-            });
-            if (!replayed) {
+            if (!deadLetters.replay(row, by)) {
                 throw OutboxRefusedException.notFound("dead letter " + id);
             }
+            audit.record(by, AuditLog.REPLAY, List.of(row.value()), null, 1);
             wakeup.revived(1);
             return new IdempotencyKeys.Answer(201, Locations.of(uri, "outbox", row.toString()),
                     Jsons.object().add("id", row.toString()).build().toString());
@@ -142,11 +135,8 @@ public class DeadLettersResource {
         Integer limit = bulk.limit();
         String by = Callers.name(caller);
         return idempotency.once(by, key, "POST", uri.getPath(), String.valueOf(body), () -> {
-            DeadLetters.Replayed done = Payloads.write(() -> {
-                DeadLetters.Replayed replayed = deadLetters.replayMatching(filter, limit == null ? MAX_BULK : limit, by);
-                audit.record(by, AuditLog.BULK_REPLAY, replayed.ids(), DeadLetterJson.filter(filter), replayed.ids().size());
-                return replayed;
-            });
+            DeadLetters.Replayed done = deadLetters.replayMatching(filter, limit == null ? MAX_BULK : limit, by);
+            audit.record(by, AuditLog.BULK_REPLAY, done.ids(), DeadLetterJson.filter(filter), done.ids().size());
             wakeup.revived(done.ids().size());
             JsonArrayBuilder ids = Jsons.array();
             done.ids().forEach(id -> ids.add(id.toString()));

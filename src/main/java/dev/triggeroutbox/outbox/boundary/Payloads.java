@@ -24,7 +24,6 @@ import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
-import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Set;
@@ -149,21 +148,7 @@ public final class Payloads {
                 e.retryAfter().orElse(null));
     }
 
-    /** A write that may fail in the database. */
-    public interface Write<T> {
-        T run() throws SQLException;
-    }
-
     private Payloads() {
-    }
-
-    /** Runs a write; a database failure is the server's problem, not the client's. */
-    public static <T> T write(Write<T> write) {
-        try {
-            return write.run();
-        } catch (SQLException e) {
-            throw new IllegalStateException("outbox write failed", e);
-        }
     }
 
     /**
