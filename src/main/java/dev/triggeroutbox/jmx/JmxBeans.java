@@ -6,6 +6,7 @@ import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchCycle;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
+import dev.triggeroutbox.platform.StoreException;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -200,8 +201,8 @@ public class JmxBeans {
         public boolean isPaused() {
             try {
                 return dispatcherSwitch.paused();
-            } catch (SQLException e) {
-                throw unavailable(e);
+            } catch (StoreException e) {
+                throw unavailable(e.sqlException());
             }
         }
 
