@@ -8,7 +8,6 @@ import dev.triggeroutbox.outbox.entity.AppId;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.OptionalInt;
 
@@ -33,7 +32,7 @@ public class JmxActions {
 
     /** Puts an app on hold, audited as {@code POST /admin/apps/{appId}/hold}; false when it was on hold already. */
     @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
-    public boolean holdApp(AppId app) throws SQLException {
+    public boolean holdApp(AppId app) {
         boolean held = holds.holdApp(app, PRINCIPAL);
         if (held) {
             audit.record(PRINCIPAL, AuditLog.APP_HOLD, List.of(app.value()), null, 1);
@@ -43,7 +42,7 @@ public class JmxActions {
 
     /** Takes an app off hold, audited as {@code POST /admin/apps/{appId}/release}: the rows put back (0 when it was not held). */
     @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
-    public int releaseApp(AppId app) throws SQLException {
+    public int releaseApp(AppId app) {
         OptionalInt rows = holds.releaseApp(app);
         if (rows.isEmpty()) {
             return 0;
@@ -53,12 +52,12 @@ public class JmxActions {
         return rows.getAsInt();
     }
 
-    public List<String> heldApps() throws SQLException {
+    public List<String> heldApps() {
         return holds.appHolds(null).stream().map(h -> h.appId().toString()).toList();
     }
 
     @Transactional(value = Transactional.TxType.REQUIRED, rollbackOn = Exception.class)
-    public void switchDispatching(boolean paused) throws SQLException {
+    public void switchDispatching(boolean paused) {
         dispatcherSwitch.set(paused, PRINCIPAL);
         audit.record(PRINCIPAL, paused ? AuditLog.PAUSE : AuditLog.RESUME, List.of(), null, 0);
     }

@@ -6,6 +6,7 @@ import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchCycle;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
 import dev.triggeroutbox.dispatch.control.DispatcherSwitch;
+import dev.triggeroutbox.platform.StoreException;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -17,7 +18,6 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.enterprise.concurrent.ContextService;
 import jakarta.inject.Inject;
 import java.lang.management.ManagementFactory;
-import java.sql.SQLException;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -103,7 +103,7 @@ public class JmxBeans {
     }
 
     /** What JMX reads of a database that is down: the failure as the caller's exception, nothing logged per read. */
-    private static IllegalStateException unavailable(SQLException e) {
+    private static IllegalStateException unavailable(StoreException e) {
         return new IllegalStateException("the outbox's database cannot be read: " + e.getMessage());
     }
 
@@ -112,7 +112,7 @@ public class JmxBeans {
         private Counts.Snapshot snapshot() {
             try {
                 return counts.snapshot();
-            } catch (SQLException e) {
+            } catch (StoreException e) {
                 throw unavailable(e);
             }
         }
@@ -150,7 +150,7 @@ public class JmxBeans {
         public String[] getHeldApps() {
             try {
                 return actions.heldApps().toArray(String[]::new);
-            } catch (SQLException e) {
+            } catch (StoreException e) {
                 throw unavailable(e);
             }
         }
@@ -159,7 +159,7 @@ public class JmxBeans {
         public boolean holdApp(String appId) {
             try {
                 return actions.holdApp(appId(appId));
-            } catch (SQLException e) {
+            } catch (StoreException e) {
                 throw unavailable(e);
             }
         }
@@ -168,7 +168,7 @@ public class JmxBeans {
         public int releaseApp(String appId) {
             try {
                 return actions.releaseApp(appId(appId));
-            } catch (SQLException e) {
+            } catch (StoreException e) {
                 throw unavailable(e);
             }
         }
@@ -200,7 +200,7 @@ public class JmxBeans {
         public boolean isPaused() {
             try {
                 return dispatcherSwitch.paused();
-            } catch (SQLException e) {
+            } catch (StoreException e) {
                 throw unavailable(e);
             }
         }
@@ -218,7 +218,7 @@ public class JmxBeans {
         private void switchTo(boolean paused) {
             try {
                 actions.switchDispatching(paused);
-            } catch (SQLException e) {
+            } catch (StoreException e) {
                 throw unavailable(e);
             }
         }

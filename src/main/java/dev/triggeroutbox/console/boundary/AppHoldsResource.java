@@ -23,7 +23,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.SecurityContext;
-import java.sql.SQLException;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -57,7 +56,7 @@ public class AppHoldsResource {
     @POST
     @Path("apps/{appId}/hold")
     @Transactional(rollbackOn = Exception.class)
-    public JsonObject hold(@PathParam("appId") String appId, String body) throws SQLException {
+    public JsonObject hold(@PathParam("appId") String appId, String body) {
         AppId app = app(appId, body);
         if (holds.holdApp(app, Callers.name(caller))) {
             audit.record(Callers.name(caller), AuditLog.APP_HOLD, List.of(app.value()), null, 1);
@@ -69,7 +68,7 @@ public class AppHoldsResource {
     @POST
     @Path("apps/{appId}/release")
     @Transactional(rollbackOn = Exception.class)
-    public JsonObject release(@PathParam("appId") String appId, String body) throws SQLException {
+    public JsonObject release(@PathParam("appId") String appId, String body) {
         AppId app = app(appId, body);
         OptionalInt rows = holds.releaseApp(app);
         if (rows.isPresent()) {
@@ -81,7 +80,7 @@ public class AppHoldsResource {
 
     @GET
     @Path("holds")
-    public JsonObject list() throws SQLException {
+    public JsonObject list() {
         JsonArrayBuilder apps = Jsons.array();
         for (Holds.AppHold h : holds.appHolds(null)) {
             apps.add(json(new AppId(h.appId()), Optional.of(h), 0));

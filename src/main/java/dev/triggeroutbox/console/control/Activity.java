@@ -2,7 +2,6 @@ package dev.triggeroutbox.console.control;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -29,7 +28,7 @@ public class Activity {
     }
 
     /** The last {@code minutes} whole minutes plus the current one, oldest first, empty minutes included. */
-    public List<Minute> perMinute(int minutes) throws SQLException {
+    public List<Minute> perMinute(int minutes) {
         Counts.Snapshot snapshot = counts.snapshot();
         List<Minute> items = new ArrayList<>();
         Counts.Finished[] all = snapshot.minutes();
@@ -89,7 +88,7 @@ public class Activity {
      * Rows waiting and dead, and rows finished in the last hour (this minute and the 59 before it), per
      * source kind or app: the {@code limit} busiest first.
      */
-    public List<Line> breakdown(By by, int limit) throws SQLException {
+    public List<Line> breakdown(By by, int limit) {
         Counts.Snapshot snapshot = counts.snapshot();
         Map<String, Line> lines = new HashMap<>();
         for (Counts.Live l : snapshot.live()) {

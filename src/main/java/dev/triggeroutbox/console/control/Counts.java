@@ -1,22 +1,21 @@
 package dev.triggeroutbox.console.control;
 
+import dev.triggeroutbox.platform.Jdbc;
 import dev.triggeroutbox.platform.Reused;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -37,7 +36,7 @@ public class Counts {
     static final int HOUR = 60;
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     /**
      * How old the console's counts may be, in milliseconds. Every console and every part of a refresh
@@ -54,7 +53,7 @@ public class Counts {
     /** The last minute read as settled; minutes after it are read again each time. */
     private long settledThrough = Long.MIN_VALUE;
 
-    private Reused<Snapshot, SQLException> snapshot;
+    private Reused<Snapshot, RuntimeException> snapshot;
 
     @PostConstruct
     void reuse() {
@@ -92,15 +91,17 @@ public class Counts {
             Map<Group, Finished> lastHour, long deliveredLastMinute) {
     }
 
-    public Snapshot snapshot() throws SQLException {
+    public Snapshot snapshot() {
         return snapshot.get();
     }
 
-    private Snapshot measure() throws SQLException {
-        try (Connection con = dataSource.getConnection()) {
-            List<Live> live = new ArrayList<>();
-            Instant asOf = null;
-            try (PreparedStatement ps = con.prepareStatement("""
+    /** A row of the first statement: the database clock, and a group's live rows (none on the clock's own row). */
+    private record Measured(Instant asOf, Live live) {
+    }
+
+    private Snapshot measure() {
+        return jdbc.inConnection(con -> {
+            List<Measured> rows = Jdbc.list(con, """
                     WITH live AS (
                         SELECT app_id, source_kind,
                                count(*) FILTER (WHERE NOT leased AND next_attempt_at <= now()) AS pending,
@@ -123,21 +124,16 @@ public class Counts {
                     FROM live FULL JOIN dead USING (app_id, source_kind)
                     UNION ALL
                     SELECT NULL, NULL, 0, 0, 0, 0, 0, now(), 0        -- the clock, when both tables are empty
-                    """); ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    asOf = rs.getObject(8, java.time.OffsetDateTime.class).toInstant();
-                    if (rs.getString(2) != null) {
-                        live.add(new Live(new Group(rs.getObject(1, UUID.class), rs.getString(2)), rs.getLong(3),
-                                rs.getLong(4), rs.getLong(5), rs.getDouble(6), rs.getLong(7), rs.getLong(9)));
-                    }
-                }
-            }
-            return history(con, asOf, live);
-        }
+                    """, Jdbc.Binder.NONE, rs -> new Measured(rs.getObject(8, OffsetDateTime.class).toInstant(),
+                    rs.getString(2) == null ? null : new Live(new Group(rs.getObject(1, UUID.class), rs.getString(2)),
+                            rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getDouble(6), rs.getLong(7), rs.getLong(9))));
+            Instant asOf = rows.get(rows.size() - 1).asOf();
+            return history(con, asOf, rows.stream().map(Measured::live).filter(Objects::nonNull).toList());
+        });
     }
 
     /** Reads the minutes not yet settled, keeps those that now are, and adds up the windows. */
-    private synchronized Snapshot history(Connection con, Instant asOf, List<Live> live) throws SQLException {
+    private synchronized Snapshot history(Connection con, Instant asOf, List<Live> live) {
         long now = Math.floorDiv(asOf.getEpochSecond(), 60);
         long first = now - MINUTES;
         long settles = now - 2; // over for a minute at least
@@ -148,30 +144,23 @@ public class Counts {
         settled.headMap(first).clear();
         long from = Math.max(first, settledThrough + 1);
         Map<Long, Map<Group, long[]>> fresh = new HashMap<>();
-        long deliveredLastMinute = 0;
-        try (PreparedStatement ps = con.prepareStatement("""
+        long deliveredLastMinute = Jdbc.list(con, """
                 SELECT floor(extract(epoch FROM finished_at) / 60)::bigint AS minute, app_id, source_kind,
                        count(*) FILTER (WHERE outcome = 'delivered'),
                        count(*) FILTER (WHERE outcome = 'dead'),
                        -- a delivered row's last attempt succeeded; every attempt of a dead or cancelled one failed
                        coalesce(sum(CASE WHEN outcome = 'delivered' THEN attempt_count - 1 ELSE attempt_count END), 0),
-                       count(*) FILTER (WHERE outcome = 'delivered' AND finished_at > ? - interval '1 minute'), -- 1 as of
+                       count(*) FILTER (WHERE outcome = 'delivered' AND finished_at > ? - interval '1 minute'), -- as of
                        count(*) FILTER (WHERE outcome = 'cancelled')
                 FROM delivery_history
-                WHERE finished_at >= to_timestamp(? * 60)                                                -- 2 first minute
+                WHERE finished_at >= to_timestamp(? * 60)                                                -- first minute
                 GROUP BY 1, 2, 3
-                """)) {
-            ps.setObject(1, asOf.atOffset(java.time.ZoneOffset.UTC));
-            ps.setLong(2, from);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    Group group = new Group(rs.getObject(2, UUID.class), rs.getString(3));
-                    fresh.computeIfAbsent(rs.getLong(1), m -> new HashMap<>())
-                            .put(group, new long[] {rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(8)});
-                    deliveredLastMinute += rs.getLong(7);
-                }
-            }
-        }
+                """, p -> p.timestamp(asOf.atOffset(ZoneOffset.UTC)).bigint(from), rs -> {
+            Group group = new Group(rs.getObject(2, UUID.class), rs.getString(3));
+            fresh.computeIfAbsent(rs.getLong(1), m -> new HashMap<>())
+                    .put(group, new long[] {rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(8)});
+            return rs.getLong(7);
+        }).stream().mapToLong(Long::longValue).sum();
         for (long m = from; m <= settles; m++) {
             settled.put(m, fresh.getOrDefault(m, Map.of()));
         }

@@ -2,7 +2,6 @@ package dev.triggeroutbox.console.control;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
@@ -30,7 +29,7 @@ public class Stats {
             Instant asOf) {
     }
 
-    public Totals totals() throws SQLException {
+    public Totals totals() {
         Counts.Snapshot snapshot = counts.snapshot();
         Waiting none = new Waiting(0, 0, 0, 0, 0);
         Waiting all = none;

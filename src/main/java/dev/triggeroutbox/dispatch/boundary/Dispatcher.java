@@ -160,7 +160,7 @@ public class Dispatcher {
         shutdownDrain.drain();
         try {
             heartbeat.leave();
-        } catch (SQLException | RuntimeException e) {
+        } catch (RuntimeException e) {
             LOG.log(Level.FINE, "node not removed from dispatcher_nodes; it ages out", e);
         }
     }
@@ -269,7 +269,7 @@ public class Dispatcher {
     }
 
     /** Pauses or resumes this node's drain loop as the cluster-wide switch says. */
-    private void followTheSwitch() throws SQLException {
+    private void followTheSwitch() {
         boolean paused = dispatcherSwitch.paused();
         if (paused != drainLoop.paused()) {
             LOG.info(paused ? "dispatching paused (cluster-wide switch)" : "dispatching resumed");

@@ -1,20 +1,18 @@
 package dev.triggeroutbox.dispatch.control;
 
 import dev.triggeroutbox.platform.HousekeepingJob;
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -51,7 +49,7 @@ public class DeliveryHistory implements HousekeepingJob {
     int retentionHours;
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     /** What lands in the default partition is older than the retention soon enough too, and goes a chunk at a time. */
     @Override
@@ -60,8 +58,8 @@ public class DeliveryHistory implements HousekeepingJob {
                 DELETE FROM delivery_history_default
                 WHERE ctid = ANY (ARRAY(
                     SELECT ctid FROM delivery_history_default
-                    WHERE finished_at < now() - ? * interval '1 hour'    -- 1: retention
-                    LIMIT ?))                                            -- 2: chunk
+                    WHERE finished_at < now() - ? * interval '1 hour'    -- retention
+                    LIMIT ?))                                            -- chunk
                 """, PRUNE_CHUNK);
     }
 
@@ -71,9 +69,9 @@ public class DeliveryHistory implements HousekeepingJob {
      * the work to that one.
      */
     @Override
-    public void maintain() throws SQLException {
+    public void maintain() {
         Duration retention = Duration.ofHours(retentionHours);
-        try (Connection con = dataSource.getConnection()) {
+        jdbc.inConnection(con -> {
             con.setAutoCommit(false);
             try {
                 for (int i = 0; i < MOST_STEPS && step(con, retention); i++) {
@@ -83,7 +81,8 @@ public class DeliveryHistory implements HousekeepingJob {
                 con.rollback(); // the step that found nothing to do, or the one that failed
                 con.setAutoCommit(true);
             }
-        }
+            return null;
+        });
     }
 
     /** One step in the open transaction; false when there is nothing to do or another node is at it. */
@@ -115,15 +114,12 @@ public class DeliveryHistory implements HousekeepingJob {
     }
 
     /** The range partitions and their bounds, read from the catalogue, and the database clock. */
-    private static HistoryPartitions.Layout layout(Connection con) throws SQLException {
-        Instant now;
-        Instant newestInDefault;
-        try (PreparedStatement ps = con.prepareStatement("SELECT now(), (SELECT max(finished_at) FROM delivery_history_default)");
-                ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            now = rs.getObject(1, OffsetDateTime.class).toInstant();
-            newestInDefault = instant(rs.getObject(2, OffsetDateTime.class));
+    private static HistoryPartitions.Layout layout(Connection con) {
+        record Clock(Instant now, Instant newestInDefault) {
         }
+        Clock clock = Jdbc.first(con, "SELECT now(), (SELECT max(finished_at) FROM delivery_history_default)",
+                Jdbc.Binder.NONE, rs -> new Clock(rs.getObject(1, OffsetDateTime.class).toInstant(),
+                        instant(rs.getObject(2, OffsetDateTime.class)))).orElseThrow();
         String sql = """
                 SELECT c.relname,
                        substring(b.bound FROM 'FROM \\(''([^'']+)''\\)')::timestamptz,   -- NULL for MINVALUE
@@ -132,14 +128,9 @@ public class DeliveryHistory implements HousekeepingJob {
                 CROSS JOIN LATERAL (SELECT pg_get_expr(c.relpartbound, c.oid) AS bound) b
                 WHERE i.inhparent = 'delivery_history'::regclass AND b.bound <> 'DEFAULT'
                 """;
-        List<HistoryPartitions.Range> ranges = new ArrayList<>();
-        try (PreparedStatement ps = con.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                ranges.add(new HistoryPartitions.Range(rs.getString(1), instant(rs.getObject(2, OffsetDateTime.class)),
-                        instant(rs.getObject(3, OffsetDateTime.class))));
-            }
-        }
-        return new HistoryPartitions.Layout(now, ranges, newestInDefault);
+        List<HistoryPartitions.Range> ranges = Jdbc.list(con, sql, Jdbc.Binder.NONE, rs -> new HistoryPartitions.Range(
+                rs.getString(1), instant(rs.getObject(2, OffsetDateTime.class)), instant(rs.getObject(3, OffsetDateTime.class))));
+        return new HistoryPartitions.Layout(clock.now(), ranges, clock.newestInDefault());
     }
 
     private static String quoted(String identifier) {

@@ -1,13 +1,9 @@
 package dev.triggeroutbox.dispatch.control;
 
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import javax.sql.DataSource;
 
 /**
  * Pauses and resumes dispatching on every node: the switch is one row in the database, which each
@@ -17,25 +13,16 @@ import javax.sql.DataSource;
 public class DispatcherSwitch {
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public boolean paused() throws SQLException {
-        try (Connection con = dataSource.getConnection();
-                PreparedStatement ps = con.prepareStatement("SELECT paused FROM dispatcher_state");
-                ResultSet rs = ps.executeQuery()) {
-            return rs.next() && rs.getBoolean(1);
-        }
+    public boolean paused() {
+        return jdbc.first("SELECT paused FROM dispatcher_state", Jdbc.Binder.NONE, rs -> rs.getBoolean(1)).orElse(false);
     }
 
     @Transactional(Transactional.TxType.REQUIRED)
-    public void set(boolean paused, String by) throws SQLException {
-        try (Connection con = dataSource.getConnection();
-                PreparedStatement ps = con.prepareStatement(
-                        "UPDATE dispatcher_state SET paused = ?, changed_by = ?, changed_at = now()")) { // 1, 2
-            ps.setBoolean(1, paused);
-            ps.setString(2, by);
-            ps.executeUpdate();
-        }
+    public void set(boolean paused, String by) {
+        jdbc.update("UPDATE dispatcher_state SET paused = ?, changed_by = ?, changed_at = now()",
+                p -> p.bool(paused).text(by));
     }
 }

@@ -1,18 +1,16 @@
 package dev.triggeroutbox.dispatch.control;
 
 import dev.triggeroutbox.platform.HousekeepingJob;
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /**
  * Runs every {@link HousekeepingJob} of the deployment from the dispatcher's tick, each on its own
@@ -36,7 +34,7 @@ public class Housekeeping {
     Instance<HousekeepingJob> jobs;
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     /** When each job is due next (nanoTime); a job not in here is due now. */
     private final Map<String, Long> dueAt = new HashMap<>();
@@ -69,11 +67,7 @@ public class Housekeeping {
     }
 
     /** One statement outside any transaction (the timer runs NOT_SUPPORTED): it commits by itself. Whether the chunk was full. */
-    private boolean deleteChunk(HousekeepingJob.Pruning p) throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(p.deleteSql())) {
-            ps.setLong(1, p.retention());  // 1: retention
-            ps.setInt(2, p.chunk());       // 2: chunk
-            return ps.executeUpdate() == p.chunk();
-        }
+    private boolean deleteChunk(HousekeepingJob.Pruning p) {
+        return jdbc.update(p.deleteSql(), b -> b.bigint(p.retention()).integer(p.chunk())) == p.chunk(); // retention, chunk
     }
 }

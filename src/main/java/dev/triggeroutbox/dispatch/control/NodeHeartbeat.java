@@ -1,16 +1,12 @@
 package dev.triggeroutbox.dispatch.control;
 
 import dev.triggeroutbox.platform.DatabaseClock;
+import dev.triggeroutbox.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /**
  * This node's line in {@code dispatcher_nodes}, written by the poll timer at most about once a
@@ -31,7 +27,7 @@ public class NodeHeartbeat {
     private static final Logger LOG = Logger.getLogger(NodeHeartbeat.class.getName());
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     @Inject
     DispatchSettings settings;
@@ -49,7 +45,7 @@ public class NodeHeartbeat {
     private long lastForget;
 
     /** Called from the poll timer only (one thread at a time). */
-    public void beat(boolean paused) throws SQLException {
+    public void beat(boolean paused) {
         long now = System.nanoTime();
         long step = databaseClock.wallStepMillis();
         boolean stepped = Math.abs(step) > STEP_MILLIS;
@@ -63,41 +59,31 @@ public class NodeHeartbeat {
         boolean first = !beaten;
         beaten = true;
         lastBeat = now;
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
-                INSERT INTO dispatcher_nodes (node, started_at, last_tick_at, in_flight, paused, poll_ms)
-                VALUES (?, COALESCE(?, now()), now(), ?, ?, ?)   -- 1 node, 2 started (first beat: now), 3 in flight, 4 paused, 5 poll
-                ON CONFLICT (node) DO UPDATE SET started_at = excluded.started_at, last_tick_at = now(),
-                    in_flight = excluded.in_flight, paused = excluded.paused, poll_ms = excluded.poll_ms
-                RETURNING started_at, (extract(epoch FROM clock_timestamp()) * 1000)::bigint
-                """)) {
-            ps.setString(1, settings.nodeName());
-            ps.setObject(2, startedAt);
-            ps.setInt(3, cycle.inFlight());
-            ps.setBoolean(4, paused);
-            ps.setLong(5, settings.pollIntervalMillis());
+        jdbc.inConnection(con -> {
+            // the clock's round trip is timed from just before the statement runs to its answer
             long before = System.nanoTime();
-            try (ResultSet rs = ps.executeQuery()) {
+            return Jdbc.first(con, """
+                    INSERT INTO dispatcher_nodes (node, started_at, last_tick_at, in_flight, paused, poll_ms)
+                    VALUES (?, COALESCE(?, now()), now(), ?, ?, ?)   -- node, started (first beat: now), in flight, paused, poll
+                    ON CONFLICT (node) DO UPDATE SET started_at = excluded.started_at, last_tick_at = now(),
+                        in_flight = excluded.in_flight, paused = excluded.paused, poll_ms = excluded.poll_ms
+                    RETURNING started_at, (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                    """, p -> p.text(settings.nodeName()).timestamp(startedAt).integer(cycle.inFlight()).bool(paused)
+                            .bigint(settings.pollIntervalMillis()), rs -> {
                 long after = System.nanoTime();
-                rs.next();
                 startedAt = rs.getObject(1, OffsetDateTime.class);
                 databaseClock.observed(rs.getLong(2), before, after);
-            }
-        }
+                return startedAt;
+            });
+        });
         if (first || now - lastForget >= FORGET_EVERY_NANOS) {
             lastForget = now;
-            try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement(
-                    "DELETE FROM dispatcher_nodes WHERE last_tick_at < now() - interval '1 day'")) {
-                ps.executeUpdate();
-            }
+            jdbc.update("DELETE FROM dispatcher_nodes WHERE last_tick_at < now() - interval '1 day'", Jdbc.Binder.NONE);
         }
     }
 
     /** A node that shuts down cleanly leaves the list at once. */
-    public void leave() throws SQLException {
-        try (Connection con = dataSource.getConnection();
-                PreparedStatement ps = con.prepareStatement("DELETE FROM dispatcher_nodes WHERE node = ?")) { // 1
-            ps.setString(1, settings.nodeName());
-            ps.executeUpdate();
-        }
+    public void leave() {
+        jdbc.update("DELETE FROM dispatcher_nodes WHERE node = ?", p -> p.text(settings.nodeName()));
     }
 }

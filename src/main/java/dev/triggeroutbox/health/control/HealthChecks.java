@@ -3,18 +3,17 @@ package dev.triggeroutbox.health.control;
 import dev.triggeroutbox.rest.control.Jsons;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
 import dev.triggeroutbox.dispatch.control.DispatchSettings;
+import dev.triggeroutbox.platform.Jdbc;
 import dev.triggeroutbox.platform.Reused;
+import dev.triggeroutbox.platform.StoreException;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
 
 /**
  * Whether this node can do its job. Ready: the database answers and its schema is at least the
@@ -44,7 +43,7 @@ public class HealthChecks {
     }
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     @Inject
     DispatchSettings settings;
@@ -67,17 +66,20 @@ public class HealthChecks {
 
     private Check queryDatabase() {
         JsonObjectBuilder data = Jsons.object();
-        try (Connection con = dataSource.getConnection()) {
-            try (PreparedStatement ps = con.prepareStatement("""
-                    SELECT max(version::int) FROM outbox_schema_history WHERE success AND version IS NOT NULL""")) {
-                ps.setQueryTimeout(5);
-                try (ResultSet rs = ps.executeQuery()) {
-                    int version = rs.next() ? rs.getInt(1) : 0;
-                    data.add("schemaVersion", version).add("requiredSchemaVersion", SCHEMA_VERSION);
-                    return new Check("database", version >= SCHEMA_VERSION, data.build());
+        try {
+            // a statement of its own rather than Jdbc.first: a probe must answer, so the query has a timeout
+            return jdbc.inConnection(con -> {
+                try (PreparedStatement ps = con.prepareStatement("""
+                        SELECT max(version::int) FROM outbox_schema_history WHERE success AND version IS NOT NULL""")) {
+                    ps.setQueryTimeout(5);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        int version = rs.next() ? rs.getInt(1) : 0;
+                        data.add("schemaVersion", version).add("requiredSchemaVersion", SCHEMA_VERSION);
+                        return new Check("database", version >= SCHEMA_VERSION, data.build());
+                    }
                 }
-            }
-        } catch (SQLException e) {
+            });
+        } catch (StoreException e) {
             // the reason goes to the operator's monitoring, without SQL or connection details
             return new Check("database", false, data.add("error", "database unreachable or schema missing").build());
         }

@@ -2,21 +2,17 @@ package dev.triggeroutbox.holds.control;
 
 import dev.triggeroutbox.outbox.entity.AppId;
 import dev.triggeroutbox.outbox.entity.TriggerId;
+import dev.triggeroutbox.platform.Jdbc;
+import dev.triggeroutbox.platform.Where;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Types;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.UUID;
-import javax.sql.DataSource;
 
 /**
  * Holds on apps ({@code app_holds}) and the held rows of the outbox. What a hold means is decided by the claim,
@@ -42,22 +38,18 @@ public class Holds {
     }
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     /** Where the last look for parked rows that are no longer held ended ({@code held_due_at}); null: the start. */
     private volatile OffsetDateTime releaseCursor;
 
     /** Puts {@code app} on hold; false when it was on hold already (nothing changed). In the caller's transaction. */
     @Transactional(Transactional.TxType.REQUIRED)
-    public boolean holdApp(AppId app, String principal) throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
-                INSERT INTO app_holds (app_id, held_by) VALUES (?, ?)   -- 1 app, 2 who
+    public boolean holdApp(AppId app, String principal) {
+        return jdbc.update("""
+                INSERT INTO app_holds (app_id, held_by) VALUES (?, ?)   -- app, who
                 ON CONFLICT (app_id) DO NOTHING
-                """)) {
-            ps.setObject(1, app.value());
-            ps.setString(2, principal);
-            return ps.executeUpdate() == 1;
-        }
+                """, p -> p.uuid(app.value()).text(principal)) == 1;
     }
 
     /**
@@ -65,57 +57,38 @@ public class Holds {
      * empty when it was not on hold. In the caller's transaction, so the rows come due when the release commits.
      */
     @Transactional(Transactional.TxType.REQUIRED)
-    public OptionalInt releaseApp(AppId app) throws SQLException {
-        try (Connection con = dataSource.getConnection();
-                PreparedStatement ps = con.prepareStatement("DELETE FROM app_holds WHERE app_id = ?")) { // 1: app
-            ps.setObject(1, app.value());
-            if (ps.executeUpdate() == 0) {
-                return OptionalInt.empty();
-            }
+    public OptionalInt releaseApp(AppId app) {
+        if (jdbc.update("DELETE FROM app_holds WHERE app_id = ?", p -> p.uuid(app.value())) == 0) {
+            return OptionalInt.empty();
         }
         return OptionalInt.of(unpark(app, null));
     }
 
     /** The app's hold, if it is on hold. */
-    public Optional<AppHold> appHold(AppId app) throws SQLException {
+    public Optional<AppHold> appHold(AppId app) {
         List<AppHold> found = appHolds(app);
         return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
     }
 
     /** Every app on hold ({@code only}: that one app, or null), longest held first. */
-    public List<AppHold> appHolds(AppId only) throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
+    public List<AppHold> appHolds(AppId only) {
+        Where one = new Where().uuid("app_id = ?", only == null ? null : only.value());
+        return jdbc.list("""
                 SELECT app_id, held_at, held_by FROM app_holds
-                WHERE ?::uuid IS NULL OR app_id = ?::uuid              -- 1, 2: one app, or all
+                WHERE %s                                               -- one app, or all
                 ORDER BY held_at, app_id
-                """)) {
-            ps.setObject(1, only == null ? null : only.value(), Types.OTHER);
-            ps.setObject(2, only == null ? null : only.value(), Types.OTHER);
-            List<AppHold> holds = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    holds.add(new AppHold(rs.getObject(1, UUID.class), rs.getObject(2, OffsetDateTime.class), rs.getString(3)));
-                }
-            }
-            return holds;
-        }
+                """.formatted(one.sql()), p -> p.where(one),
+                rs -> new AppHold(rs.getObject(1, UUID.class), rs.getObject(2, OffsetDateTime.class), rs.getString(3)));
     }
 
     /** Why a new row for {@code trigger} of {@code app} would wait (its app or trigger is held, or the trigger disabled), or empty. */
-    public Optional<String> heldBecause(AppId app, TriggerId trigger) throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
-                SELECT EXISTS (SELECT 1 FROM app_holds WHERE app_id = ?),                        -- 1: app
-                       EXISTS (SELECT 1 FROM triggers WHERE app_id = ? AND id = ? AND held)       -- 2, 3
-                """)) {
-            ps.setObject(1, app.value());
-            ps.setObject(2, app.value());
-            ps.setObject(3, trigger.value());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getBoolean(1) ? Optional.of("app " + app + " is on hold")
-                        : rs.getBoolean(2) ? Optional.of("trigger " + trigger + " is on hold") : Optional.empty();
-            }
-        }
+    public Optional<String> heldBecause(AppId app, TriggerId trigger) {
+        return jdbc.first("""
+                SELECT EXISTS (SELECT 1 FROM app_holds WHERE app_id = ?),                        -- app
+                       EXISTS (SELECT 1 FROM triggers WHERE app_id = ? AND id = ? AND held)       -- app, trigger
+                """, p -> p.uuid(app.value()).uuid(app.value()).uuid(trigger.value()),
+                rs -> rs.getBoolean(1) ? "app " + app + " is on hold"
+                        : rs.getBoolean(2) ? "trigger " + trigger + " is on hold" : null);
     }
 
     /**
@@ -125,22 +98,18 @@ public class Holds {
      * after one is deleted (its rows then dead-letter as rows of a trigger that does not exist, as before).
      */
     @Transactional(Transactional.TxType.REQUIRED)
-    public int unpark(AppId app, TriggerId trigger) throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
+    public int unpark(AppId app, TriggerId trigger) {
+        Where one = new Where().uuid("o.trigger_id = ?", trigger == null ? null : trigger.value());
+        return jdbc.update("""
                 UPDATE outbox o
                 SET next_attempt_at = o.held_due_at, held_due_at = NULL
-                WHERE o.app_id = ?                                                  -- 1: app
-                  AND (?::uuid IS NULL OR o.trigger_id = ?::uuid)                   -- 2, 3: one trigger, or all
+                WHERE o.app_id = ?                                                  -- app
+                  AND %s                                                            -- one trigger, or all
                   AND o.held_due_at IS NOT NULL
                   AND NOT EXISTS (SELECT 1 FROM app_holds h WHERE h.app_id = o.app_id)
                   AND NOT EXISTS (SELECT 1 FROM triggers t
                                   WHERE t.app_id = o.app_id AND t.id = o.trigger_id AND (t.held OR NOT t.enabled))
-                """)) {
-            ps.setObject(1, app.value());
-            ps.setObject(2, trigger == null ? null : trigger.value(), Types.OTHER);
-            ps.setObject(3, trigger == null ? null : trigger.value(), Types.OTHER);
-            return ps.executeUpdate();
-        }
+                """.formatted(one.sql()), p -> p.uuid(app.value()).where(one));
     }
 
     /**
@@ -152,13 +121,12 @@ public class Holds {
      * second walks {@code outbox_parked} from where its last look ended, so neither walks a whole held backlog.
      */
     @Transactional(Transactional.TxType.NOT_SUPPORTED)
-    public Settled settle() throws SQLException {
-        try (Connection con = dataSource.getConnection()) {
+    public Settled settle() {
+        return jdbc.inConnection(con -> {
             if (!con.getAutoCommit()) {
                 con.setAutoCommit(true);
             }
-            int parked;
-            try (PreparedStatement ps = con.prepareStatement("""
+            int parked = Jdbc.update(con, """
                     WITH held AS (
                         -- per app: held whole, or the ids of its held and disabled triggers
                         SELECT app_id, bool_or(whole) AS whole, array_agg(trigger_id) FILTER (WHERE trigger_id IS NOT NULL) AS triggers
@@ -175,31 +143,27 @@ public class Holds {
                               AND o.claim_token IS NULL AND o.next_attempt_at < 'infinity'
                               AND (h.whole OR o.trigger_id = ANY (h.triggers))
                             ORDER BY o.app_id, o.next_attempt_at
-                            LIMIT ?                                                    -- 1: chunk
+                            LIMIT ?                                                    -- chunk
                             FOR UPDATE SKIP LOCKED
                         ) x
-                        LIMIT ?                                                        -- 2: chunk
+                        LIMIT ?                                                        -- chunk
                     )
                     UPDATE outbox o
                     SET held_due_at = o.next_attempt_at, next_attempt_at = 'infinity'
                     WHERE o.id = ANY (ARRAY(SELECT id FROM picked)) AND o.claim_token IS NULL
-                    """)) {
-                ps.setInt(1, SETTLE_CHUNK);
-                ps.setInt(2, SETTLE_CHUNK);
-                parked = ps.executeUpdate();
-            }
+                    """, p -> p.integer(SETTLE_CHUNK).integer(SETTLE_CHUNK));
             return new Settled(parked, unparkMissed(con));
-        }
+        });
     }
 
     /** The second half of {@link #settle}: parked rows past the cursor that nothing holds, put back. */
-    private int unparkMissed(Connection con) throws SQLException {
-        try (PreparedStatement ps = con.prepareStatement("""
+    private int unparkMissed(Connection con) {
+        return Jdbc.first(con, """
                 WITH looked AS (
                     SELECT id, app_id, trigger_id, held_due_at FROM outbox
-                    WHERE held_due_at IS NOT NULL AND held_due_at > coalesce(?::timestamptz, '-infinity')  -- 1: cursor
+                    WHERE held_due_at IS NOT NULL AND held_due_at > coalesce(?::timestamptz, '-infinity')  -- cursor
                     ORDER BY held_due_at
-                    LIMIT ?                                                            -- 2: chunk
+                    LIMIT ?                                                            -- chunk
                 ), free AS (
                     SELECT l.id FROM looked l
                     WHERE NOT EXISTS (SELECT 1 FROM app_holds h WHERE h.app_id = l.app_id)
@@ -212,15 +176,10 @@ public class Holds {
                     RETURNING 1
                 )
                 SELECT (SELECT count(*) FROM unparked), (SELECT count(*) FROM looked), (SELECT max(held_due_at) FROM looked)
-                """)) {
-            ps.setObject(1, releaseCursor, Types.TIMESTAMP_WITH_TIMEZONE);
-            ps.setInt(2, SETTLE_CHUNK);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                // a full look goes on from where it ended next time; a short one has reached the end: from the start again
-                releaseCursor = rs.getInt(2) == SETTLE_CHUNK ? rs.getObject(3, OffsetDateTime.class) : null;
-                return rs.getInt(1);
-            }
-        }
+                """, p -> p.timestamp(releaseCursor).integer(SETTLE_CHUNK), rs -> {
+            // a full look goes on from where it ended next time; a short one has reached the end: from the start again
+            releaseCursor = rs.getInt(2) == SETTLE_CHUNK ? rs.getObject(3, OffsetDateTime.class) : null;
+            return rs.getInt(1);
+        }).orElseThrow();
     }
 }

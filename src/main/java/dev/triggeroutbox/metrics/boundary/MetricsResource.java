@@ -2,6 +2,7 @@ package dev.triggeroutbox.metrics.boundary;
 
 import dev.triggeroutbox.dispatch.control.DeliveryTimes;
 import dev.triggeroutbox.dispatch.control.DispatchCounters;
+import dev.triggeroutbox.platform.Jdbc;
 import dev.triggeroutbox.rest.control.Callers;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
@@ -9,13 +10,8 @@ import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.Locale;
 import java.util.Map;
-import javax.sql.DataSource;
 
 /**
  * {@code GET /metrics}: this node's outbox metrics in the Prometheus text format, for a scraper that
@@ -31,11 +27,11 @@ public class MetricsResource {
     DispatchCounters counters;
 
     @Inject
-    DataSource dataSource;
+    Jdbc jdbc;
 
     @GET
     @Produces("text/plain; version=0.0.4; charset=utf-8")
-    public String scrape() throws SQLException {
+    public String scrape() {
         StringBuilder out = new StringBuilder(2048);
         byKind(out, "outbox_enqueued_total", "Rows written by transactions that committed on this node.", counters.enqueuedByKind());
         byKind(out, "outbox_delivered_total", "Rows this node delivered and finished.", counters.deliveredByKind());
@@ -60,15 +56,14 @@ public class MetricsResource {
         return out.toString();
     }
 
-    private void backlog(StringBuilder out) throws SQLException {
-        try (Connection con = dataSource.getConnection(); PreparedStatement ps = con.prepareStatement("""
+    private void backlog(StringBuilder out) {
+        jdbc.first("""
                 SELECT count(*), coalesce(extract(epoch FROM now() - min(next_attempt_at)), 0)
-                FROM outbox WHERE claim_token IS NULL AND next_attempt_at <= now()""");
-                ResultSet rs = ps.executeQuery()) {
-            rs.next();
+                FROM outbox WHERE claim_token IS NULL AND next_attempt_at <= now()""", Jdbc.Binder.NONE, rs -> {
             gauge(out, "outbox_due_rows", "Rows due now and not claimed (all nodes).", rs.getLong(1));
             gauge(out, "outbox_oldest_due_age_seconds", "How long the oldest due row has waited (all nodes).", rs.getDouble(2));
-        }
+            return out;
+        });
     }
 
     private static void byKind(StringBuilder out, String name, String help, Map<String, Long> values) {

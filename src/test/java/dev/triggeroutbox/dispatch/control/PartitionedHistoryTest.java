@@ -11,6 +11,8 @@ import dev.triggeroutbox.outbox.entity.ExecutionId;
 import dev.triggeroutbox.outbox.entity.OutboxId;
 import dev.triggeroutbox.outbox.entity.RowState;
 import dev.triggeroutbox.platform.HousekeepingJob;
+import dev.triggeroutbox.platform.Jdbc;
+import dev.triggeroutbox.platform.StoreException;
 import dev.triggeroutbox.schema.control.MigrationConnections;
 import dev.triggeroutbox.schema.control.Migrations;
 import io.zonky.test.db.postgres.junit5.EmbeddedPostgresExtension;
@@ -192,9 +194,9 @@ class PartitionedHistoryTest {
             report.setAutoCommit(false);
             st.execute("SELECT count(*) FROM delivery_history"); // its lock on every partition lasts until it ends
             long t0 = System.nanoTime();
-            SQLException failed = assertThrows(SQLException.class, history::maintain);
+            StoreException failed = assertThrows(StoreException.class, history::maintain);
             long waited = System.nanoTime() - t0;
-            assertEquals("55P03", failed.getSQLState(), failed.toString());
+            assertEquals("55P03", failed.sqlException().getSQLState(), failed.toString());
             assertTrue(waited < DeliveryHistory.DDL_LOCK_TIMEOUT.multipliedBy(3).toNanos(), waited / 1_000_000 + " ms");
             try (Connection writer = db.getConnection()) {
                 insert(writer, UUID.randomUUID(), null, "now()"); // writers are not held once the drop gave up
@@ -283,7 +285,7 @@ class PartitionedHistoryTest {
 
     private static DeliveryHistory history(DataSource db) {
         DeliveryHistory history = new DeliveryHistory();
-        history.dataSource = db;
+        history.jdbc = new Jdbc(db);
         history.retentionHours = 168;
         return history;
     }

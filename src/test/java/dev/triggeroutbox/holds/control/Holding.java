@@ -1,5 +1,6 @@
 package dev.triggeroutbox.holds.control;
 
+import dev.triggeroutbox.platform.Jdbc;
 import javax.sql.DataSource;
 
 /** {@link Holds} on a plain data source, for tests of its SQL outside a server. */
@@ -10,7 +11,7 @@ public final class Holding {
 
     public static Holds on(DataSource dataSource) {
         Holds holds = new Holds();
-        holds.dataSource = dataSource;
+        holds.jdbc = new Jdbc(dataSource);
         return holds;
     }
 }
