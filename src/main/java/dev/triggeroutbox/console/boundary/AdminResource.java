@@ -43,7 +43,6 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -97,19 +96,19 @@ public class AdminResource {
 
     @GET
     @Path("stats")
-    public JsonObject stats() throws SQLException {
+    public JsonObject stats() {
         return OverviewJson.totals(stats.totals(), dispatcherSwitch.paused());
     }
 
     @GET
     @Path("activity")
-    public JsonObject activity(@QueryParam("minutes") String minutes) throws SQLException {
+    public JsonObject activity(@QueryParam("minutes") String minutes) {
         return OverviewJson.activity(activity.perMinute(AdminParams.bounded("minutes", minutes, 60, 1, Counts.MINUTES) - 1));
     }
 
     @GET
     @Path("breakdown")
-    public JsonObject breakdown(@QueryParam("by") String by, @QueryParam("limit") String limit) throws SQLException {
+    public JsonObject breakdown(@QueryParam("by") String by, @QueryParam("limit") String limit) {
         Activity.By dimension = AdminParams.parse("by", by == null ? "sourceKind" : by, text -> switch (text) {
             case "sourceKind" -> Activity.By.SOURCE_KIND;
             case "appId" -> Activity.By.APP;
@@ -120,14 +119,14 @@ public class AdminResource {
 
     @GET
     @Path("nodes")
-    public JsonObject nodes() throws SQLException {
+    public JsonObject nodes() {
         return OverviewJson.nodes(nodes.list());
     }
 
     @GET
     @Path("triggers")
     public JsonObject triggers(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
-            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) throws SQLException {
+            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
         AllTriggers.Page page = allTriggers.page(AdminParams.app(appId), AdminParams.kind(sourceKind),
                 AdminParams.limit(limit), AdminParams.cursor(cursor));
         Map<UUID, TriggerActivity.LastHour> lastHour = triggerActivity.lastHour(page.items().stream().map(t -> t.id().value()).toList());
@@ -155,7 +154,7 @@ public class AdminResource {
     public JsonObject rows(@QueryParam("status") String status, @QueryParam("appId") String appId,
             @QueryParam("triggerId") String triggerId, @QueryParam("sourceKind") String sourceKind,
             @QueryParam("orderingKey") String orderingKey, @QueryParam("from") String from, @QueryParam("to") String to,
-            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) throws SQLException {
+            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
         String s = AdminParams.parse("status", status, text -> {
             if (!RowBrowser.LIVE.contains(text) && !RowBrowser.FINISHED.contains(text) && !text.equals("dead")) {
                 throw new IllegalArgumentException(text);
@@ -189,7 +188,7 @@ public class AdminResource {
     /** Where a row stands, the dead letter in full when it is dead, and every admin action on it. */
     @GET
     @Path("rows/{id}")
-    public JsonObject row(@PathParam("id") String id) throws SQLException {
+    public JsonObject row(@PathParam("id") String id) {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
         RowState status = rowStatus.find(row).orElseThrow(() -> OutboxRefusedException.notFound("outbox row " + id));
         JsonValue dead = "dead".equals(status.status())
@@ -201,7 +200,7 @@ public class AdminResource {
     @GET
     @Path("audit")
     public JsonObject audit(@QueryParam("action") String action, @QueryParam("targetId") String targetId,
-            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) throws SQLException {
+            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
         if (action != null && action.length() > 100) {
             throw OutboxRefusedException.invalid("action", "must be at most 100 characters");
         }
@@ -231,18 +230,18 @@ public class AdminResource {
     @POST
     @Path("dispatcher/pause")
     @Transactional(rollbackOn = Exception.class)
-    public Response pause() throws SQLException {
+    public Response pause() {
         return dispatcher(true, AuditLog.PAUSE);
     }
 
     @POST
     @Path("dispatcher/resume")
     @Transactional(rollbackOn = Exception.class)
-    public Response resume() throws SQLException {
+    public Response resume() {
         return dispatcher(false, AuditLog.RESUME);
     }
 
-    private Response dispatcher(boolean paused, String action) throws SQLException {
+    private Response dispatcher(boolean paused, String action) {
         dispatcherSwitch.set(paused, Callers.name(caller));
         audit.record(Callers.name(caller), action, List.of(), null, 0);
         return Response.noContent().build();

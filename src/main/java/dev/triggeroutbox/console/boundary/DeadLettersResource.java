@@ -33,7 +33,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
 
@@ -75,7 +74,7 @@ public class DeadLettersResource {
     public JsonObject list(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
             @QueryParam("error") String error, @QueryParam("triggerId") String triggerId,
             @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") String limit,
-            @QueryParam("cursor") String cursor) throws SQLException {
+            @QueryParam("cursor") String cursor) {
         DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, null, orderingKey);
         return DeadLetterJson.page(deadLetters.page(filter, AdminParams.limit(limit), AdminParams.cursor(cursor)));
     }
@@ -90,14 +89,14 @@ public class DeadLettersResource {
     public JsonObject groups(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
             @QueryParam("error") String error, @QueryParam("triggerId") String triggerId,
             @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") String limit,
-            @QueryParam("cursor") String cursor) throws SQLException {
+            @QueryParam("cursor") String cursor) {
         DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, null, orderingKey);
         return DeadLetterJson.groups(deadLetters.groups(filter, AdminParams.limit(limit), AdminParams.groupOffset(cursor)));
     }
 
     @GET
     @Path("{id}")
-    public JsonObject get(@PathParam("id") String id) throws SQLException {
+    public JsonObject get(@PathParam("id") String id) {
         onlyPostOnReplay(id);
         return deadLetters.find(Callers.pathId(id, OutboxId::parse, "dead letter")).map(DeadLetterJson::kept)
                 .orElseThrow(() -> OutboxRefusedException.notFound("dead letter " + id));
@@ -153,7 +152,7 @@ public class DeadLettersResource {
     @Path("discard")
     @Consumes(MediaType.APPLICATION_JSON)
     @Transactional(rollbackOn = Exception.class)
-    public JsonObject discardMatching(JsonValue body) throws SQLException {
+    public JsonObject discardMatching(JsonValue body) {
         Bulk bulk = bulk(body, "discard");
         DeadLetters.Replayed done = deadLetters.discardMatching(bulk.filter(), bulk.limit() == null ? MAX_BULK : bulk.limit());
         audit.record(Callers.name(caller), AuditLog.BULK_DISCARD, done.ids(), DeadLetterJson.filter(bulk.filter()), done.ids().size());
@@ -188,7 +187,7 @@ public class DeadLettersResource {
     @DELETE
     @Path("{id}")
     @Transactional(rollbackOn = Exception.class)
-    public Response discard(@PathParam("id") String id) throws SQLException {
+    public Response discard(@PathParam("id") String id) {
         onlyPostOnReplay(id);
         OutboxId row = Callers.pathId(id, OutboxId::parse, "dead letter");
         if (!deadLetters.discard(row)) {

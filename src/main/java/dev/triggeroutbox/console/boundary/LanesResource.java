@@ -27,7 +27,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.SecurityContext;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -59,7 +58,7 @@ public class LanesResource {
     SecurityContext caller;
 
     @GET
-    public JsonObject list(@QueryParam("appId") String appId, @QueryParam("limit") String limit) throws SQLException {
+    public JsonObject list(@QueryParam("appId") String appId, @QueryParam("limit") String limit) {
         AppId app = AdminParams.app(appId);
         JsonArrayBuilder items = Jsons.array();
         for (Lanes.Stuck s : lanes.stuck(app == null ? null : app.value(), AdminParams.limit(limit))) {
@@ -78,7 +77,7 @@ public class LanesResource {
     @Path("skip")
     @Consumes(MediaType.APPLICATION_JSON)
     @Transactional(rollbackOn = Exception.class)
-    public JsonObject skip(JsonValue body) throws SQLException {
+    public JsonObject skip(JsonValue body) {
         Lane lane = lane(body);
         Lanes.Acted acted = lanes.skip(lane.id(), lane.orderingKey()).orElseThrow(() -> OutboxRefusedException.conflict(
                 "lane-not-blocked", "Lane not blocked", "no dead letter blocks lane " + lane.orderingKey()
@@ -93,7 +92,7 @@ public class LanesResource {
     @Path("retry")
     @Consumes(MediaType.APPLICATION_JSON)
     @Transactional(rollbackOn = Exception.class)
-    public JsonObject retry(JsonValue body) throws SQLException {
+    public JsonObject retry(JsonValue body) {
         Lane lane = lane(body);
         Lanes.Acted acted = lanes.retry(lane.id(), lane.orderingKey(), Callers.name(caller)).orElseThrow(() ->
                 OutboxRefusedException.conflict("lane-not-stuck", "Lane not stuck", "lane " + lane.orderingKey()
@@ -110,7 +109,7 @@ public class LanesResource {
         }
     }
 
-    private Lane lane(JsonValue body) throws SQLException {
+    private Lane lane(JsonValue body) {
         JsonBody b = JsonBody.of(body, FIELDS);
         TriggerId trigger = b.parsed("triggerId", false, TriggerId::parse, "must be a UUID");
         AppId app = b.parsed("appId", false, AppId::parse, "must be a UUID");

@@ -39,7 +39,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -102,7 +101,7 @@ public class InvokeResource {
     public void invoke(@PathParam("appId") String appId, @PathParam("triggerId") String triggerId,
             @QueryParam("timeoutMs") String timeoutMs, @HeaderParam("Idempotency-Key") String key,
             @HeaderParam("traceparent") List<String> traceparent, @HeaderParam("tracestate") List<String> tracestate,
-            JsonValue body, @Suspended AsyncResponse async) throws SQLException {
+            JsonValue body, @Suspended AsyncResponse async) {
         AppId app = Callers.pathId(appId, AppId::parse, "app");
         AppAccess.requireApp(caller, app);
         Trigger trigger = triggers.find(app, Callers.pathId(triggerId, TriggerId::parse, "trigger"))

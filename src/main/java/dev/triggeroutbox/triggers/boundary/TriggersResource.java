@@ -45,7 +45,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
 
@@ -154,7 +153,7 @@ public class TriggersResource {
     @Path("{id}")
     @Consumes(MediaType.APPLICATION_JSON)
     @Transactional(rollbackOn = Exception.class)
-    public JsonObject replace(@PathParam("id") String id, JsonValue body) throws SQLException {
+    public JsonObject replace(@PathParam("id") String id, JsonValue body) {
         Trigger t = trigger(id);
         Definition d = definition(body);
         boolean newSecret = d.type() == TargetType.WEBHOOK && t.secret().isEmpty();
@@ -199,7 +198,7 @@ public class TriggersResource {
     @DELETE
     @Path("{id}")
     @Transactional(rollbackOn = Exception.class)
-    public Response delete(@PathParam("id") String id) throws SQLException {
+    public Response delete(@PathParam("id") String id) {
         AppId app = app();
         TriggerId trigger = Callers.pathId(id, TriggerId::parse, "trigger");
         if (!triggers.delete(app, trigger)) {
@@ -229,7 +228,7 @@ public class TriggersResource {
     @POST
     @Path("{id}/release")
     @Transactional(rollbackOn = Exception.class)
-    public JsonObject release(@PathParam("id") String id, String body) throws SQLException {
+    public JsonObject release(@PathParam("id") String id, String body) {
         JsonBody.requireEmpty(body, "must be empty: a hold or release takes no fields");
         Trigger t = trigger(id);
         if (triggers.hold(t, false)) {
