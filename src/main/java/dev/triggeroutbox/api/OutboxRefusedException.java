@@ -63,7 +63,8 @@ public class OutboxRefusedException extends RuntimeException {
 
     /** {@code errors} are invalid: type {@code validation}, the detail names the one field or counts them. */
     public static OutboxRefusedException invalid(List<FieldError> errors) {
-        String detail = errors.size() == 1 ? errors.get(0).field() + ": " + errors.get(0).message()
+        String detail = errors.size() == 1
+                ? errors.get(0).field() + ": " + errors.get(0).message()
                 : errors.size() + " fields are invalid";
         return new OutboxRefusedException(Reason.INVALID, "validation", "Invalid request", detail, errors, null);
     }

@@ -80,12 +80,14 @@ public class JmxBeans {
         try {
             ObjectName name = new ObjectName(DOMAIN + ":type=" + type);
             if (server.isRegistered(name)) {
-                name = new ObjectName(DOMAIN + ":type=" + type + ",name=" + ObjectName.quote(settings.nodeName() + "#" + registered.size()));
+                name = new ObjectName(DOMAIN + ":type=" + type + ",name="
+                        + ObjectName.quote(settings.nodeName() + "#" + registered.size()));
             }
             server.registerMBean(new StandardMBean(inContext, view, true), name);
             registered.add(name);
         } catch (JMException e) {
-            LOG.log(Level.WARNING, "the outbox's " + type + " MXBean is not registered; JMX consoles will not show it", e);
+            LOG.log(Level.WARNING, "the outbox's " + type + " MXBean is not registered; JMX consoles will not show it",
+                    e);
         }
     }
 

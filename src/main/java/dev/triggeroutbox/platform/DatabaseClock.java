@@ -55,7 +55,9 @@ public class DatabaseClock {
         @Override
         public long millis() {
             Reading r = last;
-            return r == null ? wallMillis.getAsLong() : r.databaseMillis() + (nanoTime.getAsLong() - r.nanos()) / 1_000_000;
+            return r == null
+                    ? wallMillis.getAsLong()
+                    : r.databaseMillis() + (nanoTime.getAsLong() - r.nanos()) / 1_000_000;
         }
     };
 

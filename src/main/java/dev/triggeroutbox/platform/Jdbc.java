@@ -26,7 +26,7 @@ public class Jdbc {
     /** Binds a statement's parameters. */
     @FunctionalInterface
     public interface Binder {
-        Binder NONE = p -> { };
+        Binder NONE = p -> {};
 
         void bind(Params p) throws SQLException;
     }

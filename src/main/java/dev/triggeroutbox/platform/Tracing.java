@@ -86,7 +86,8 @@ public class Tracing {
             LOG.warning("the server's OpenTelemetry cannot be used, no spans: " + e);
             return;
         }
-        LOG.info(spans == null ? "OpenTelemetry is present but provides no tracer (disabled): no spans"
+        LOG.info(spans == null
+                ? "OpenTelemetry is present but provides no tracer (disabled): no spans"
                 : "spans for writes and delivery attempts go to the server's OpenTelemetry");
     }
 
@@ -101,7 +102,8 @@ public class Tracing {
      * the given context (null: none). So the rows stay in the trace their producer named.
      */
     public Span write(String operation, String appId, String sourceKind, String traceparent, String tracestate) {
-        return spans == null ? new Unchanged(traceparent, tracestate)
+        return spans == null
+                ? new Unchanged(traceparent, tracestate)
                 : spans.write(operation, appId, sourceKind, traceparent, tracestate);
     }
 
@@ -110,13 +112,14 @@ public class Tracing {
      * are no spans), so that a handler's own instrumented calls join the attempt's trace.
      */
     public Scope current(String traceparent, String tracestate) {
-        return spans == null || traceparent == null ? () -> { } : spans.current(traceparent, tracestate);
+        return spans == null || traceparent == null ? () -> {} : spans.current(traceparent, tracestate);
     }
 
     /** Starts the span of one delivery attempt of a row, a child of the context the row was written with (null: none). */
     public Span attempt(String targetType, String appId, String rowId, String triggerId, int attempt,
             String traceparent, String tracestate) {
-        return spans == null ? new Unchanged(traceparent, tracestate)
+        return spans == null
+                ? new Unchanged(traceparent, tracestate)
                 : spans.attempt(targetType, appId, rowId, triggerId, attempt, traceparent, tracestate);
     }
 }

@@ -44,7 +44,7 @@ public final class Where {
 
     /** {@code condition}, which has no parameters, always. */
     public Where and(String condition) {
-        return and(true, condition, p -> { });
+        return and(true, condition, p -> {});
     }
 
     public boolean isEmpty() {

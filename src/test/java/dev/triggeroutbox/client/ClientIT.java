@@ -10,14 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.triggeroutbox.client.OutboxApi;
-import dev.triggeroutbox.client.OutboxClient;
 import dev.triggeroutbox.client.OutboxClient.Call;
 import dev.triggeroutbox.client.OutboxClient.Event;
 import dev.triggeroutbox.client.OutboxClient.NewRow;
 import dev.triggeroutbox.client.OutboxClient.TriggerDefinition;
-import dev.triggeroutbox.client.ProblemException;
-import dev.triggeroutbox.client.WebhookVerifier;
 import dev.triggeroutbox.testkit.Deployments;
 import dev.triggeroutbox.testkit.Eventually;
 import dev.triggeroutbox.testkit.Receiver;
@@ -79,7 +75,8 @@ class ClientIT {
     @Test
     void publishesSignedTracedAndIdempotentlyAndReadsWhereTheRowStands() {
         receiver.script("/client", n -> Receiver.Answer.of(204));
-        OutboxClient.Trigger created = client.createTrigger(app, TriggerDefinition.webhook("kv", URI.create(receiver.url("/client"))), Call.plain());
+        OutboxClient.Trigger created = client.createTrigger(app,
+                TriggerDefinition.webhook("kv", URI.create(receiver.url("/client"))), Call.plain());
         assertTrue(created.secret().startsWith("whsec_"), created.json().toString());
         assertNull(client.trigger(app, created.id()).secret(), "the secret is shown once");
         assertEquals(List.of(created.id()), client.triggers(app).stream().map(OutboxClient.Trigger::id).toList());
@@ -94,15 +91,23 @@ class ClientIT {
 
         Eventually.until(WAIT, () -> receiver.at("/client").size() == 1, () -> receiver.at("/client").toString());
         Receiver.Request got = receiver.at("/client").get(0);
-        assertTrue(WebhookVerifier.of(created.secret()).verify(got.header("webhook-id"), got.header("webhook-timestamp"),
-                got.header("webhook-signature"), got.body()), got.toString());
-        assertTrue(StandardWebhooksVerifier.verify(created.secret(), got.header("webhook-id"), got.header("webhook-timestamp"),
-                got.header("webhook-signature"), got.body()), "the client's verifier agrees with the specification's");
-        assertFalse(WebhookVerifier.of(created.secret()).verify(got.header("webhook-id"), got.header("webhook-timestamp"),
-                got.header("webhook-signature"), got.body() + " "), "a changed body does not verify");
+        assertTrue(
+                WebhookVerifier.of(created.secret()).verify(got.header("webhook-id"), got.header("webhook-timestamp"),
+                        got.header("webhook-signature"), got.body()),
+                got.toString());
+        assertTrue(
+                StandardWebhooksVerifier.verify(created.secret(), got.header("webhook-id"),
+                        got.header("webhook-timestamp"),
+                        got.header("webhook-signature"), got.body()),
+                "the client's verifier agrees with the specification's");
+        assertFalse(
+                WebhookVerifier.of(created.secret()).verify(got.header("webhook-id"), got.header("webhook-timestamp"),
+                        got.header("webhook-signature"), got.body() + " "),
+                "a changed body does not verify");
         assertContext(traceparent, got.header("traceparent"));
         UUID row = rows.get(0).id();
-        Eventually.until(WAIT, () -> client.status(row).status().equals("delivered"), () -> client.status(row).json().toString());
+        Eventually.until(WAIT, () -> client.status(row).status().equals("delivered"),
+                () -> client.status(row).json().toString());
         List<JsonObject> attempts = client.attempts(row);
         assertEquals(1, attempts.size(), attempts.toString());
         assertEquals("delivered", attempts.get(0).getString("outcome"));
@@ -129,13 +134,17 @@ class ClientIT {
         assertEquals(404, unknown.status(), unknown.getMessage());
 
         ProblemException batch = assertThrows(ProblemException.class, () -> client.publishAll(app,
-                List.of(Event.of("kv", Json.createObjectBuilder().build()), Event.of("nope", Json.createObjectBuilder().build())), Call.plain()));
-        assertTrue(batch.errors().stream().anyMatch(e -> e.field().equals("events[1].sourceKind")), batch.errors().toString());
+                List.of(Event.of("kv", Json.createObjectBuilder().build()),
+                        Event.of("nope", Json.createObjectBuilder().build())),
+                Call.plain()));
+        assertTrue(batch.errors().stream().anyMatch(e -> e.field().equals("events[1].sourceKind")),
+                batch.errors().toString());
     }
 
     @Test
     void batchesScheduledRowsCancelInvokeAndPause() {
-        OutboxClient.Trigger handler = client.createTrigger(app, TriggerDefinition.handler("kv", "recorder").maxAttempts(2), Call.plain());
+        OutboxClient.Trigger handler = client.createTrigger(app,
+                TriggerDefinition.handler("kv", "recorder").maxAttempts(2), Call.plain());
 
         List<OutboxClient.Written> published = client.publishAll(app, List.of(Event.of("kv", Json.createValue(1)),
                 Event.of("kv", Json.createValue(2))), Call.plain());
@@ -147,10 +156,12 @@ class ClientIT {
         assertEquals("scheduled", client.status(scheduled).status());
         assertEquals("cancelled", client.cancel(scheduled).status());
         for (OutboxClient.Written w : published) {
-            Eventually.until(WAIT, () -> client.status(w.id()).status().equals("delivered"), () -> client.status(w.id()).json().toString());
+            Eventually.until(WAIT, () -> client.status(w.id()).status().equals("delivered"),
+                    () -> client.status(w.id()).json().toString());
         }
 
-        OutboxClient.Invoked invoked = client.invoke(app, handler.id(), Json.createValue("ping"), Duration.ofSeconds(10), Call.plain());
+        OutboxClient.Invoked invoked = client.invoke(app, handler.id(), Json.createValue("ping"),
+                Duration.ofSeconds(10), Call.plain());
         assertTrue(invoked.answered(), invoked.toString());
         assertEquals("ok", invoked.body().replace("\"", ""));
 
@@ -162,7 +173,8 @@ class ClientIT {
         assertFalse(client.releaseTrigger(app, handler.id()).held());
         assertEquals("held", client.status(waiting).status(), "still held: by its app now");
         assertFalse(client.releaseApp(app).getBoolean("held"));
-        Eventually.until(WAIT, () -> client.status(waiting).status().equals("delivered"), () -> client.status(waiting).json().toString());
+        Eventually.until(WAIT, () -> client.status(waiting).status().equals("delivered"),
+                () -> client.status(waiting).json().toString());
 
         client.pause();
         try {
@@ -175,16 +187,20 @@ class ClientIT {
 
     @Test
     void keyedRowsAndLanes() {
-        OutboxClient.Trigger handler = client.createTrigger(app, TriggerDefinition.handler("kv", "recorder").onDeadLetter("block"), Call.plain());
+        OutboxClient.Trigger handler = client.createTrigger(app,
+                TriggerDefinition.handler("kv", "recorder").onDeadLetter("block"), Call.plain());
         assertEquals("block", handler.json().getString("onDeadLetter"));
-        UUID delivered = client.publish(app, Event.of("kv", Json.createValue(1)).orderingKey("order-1"), Call.plain()).get(0).id();
-        Eventually.until(WAIT, () -> client.status(delivered).status().equals("delivered"), () -> client.status(delivered).json().toString());
+        UUID delivered = client.publish(app, Event.of("kv", Json.createValue(1)).orderingKey("order-1"), Call.plain())
+                .get(0).id();
+        Eventually.until(WAIT, () -> client.status(delivered).status().equals("delivered"),
+                () -> client.status(delivered).json().toString());
         UUID later = client.enqueue(new NewRow(app, "kv", handler.id(), Json.createValue(2),
                 OffsetDateTime.now(ZoneOffset.UTC).plusHours(1)).orderingKey("order-2"));
         assertEquals("order-2", client.status(later).orderingKey());
 
         assertEquals(List.of(), client.lanes(app, 10), "a lane waiting for its time is not stuck");
-        ProblemException notBlocked = assertThrows(ProblemException.class, () -> client.skipLane(handler.id(), "order-1"));
+        ProblemException notBlocked = assertThrows(ProblemException.class,
+                () -> client.skipLane(handler.id(), "order-1"));
         assertEquals(409, notBlocked.status(), notBlocked.getMessage());
         assertEquals("lane-not-blocked", notBlocked.type());
         client.cancel(later);
@@ -194,19 +210,23 @@ class ClientIT {
         OutboxApi api = RestClientBuilder.newBuilder().baseUri(URI.create(base.toString()).resolve("api/v1/"))
                 .register(new OutboxApi.BasicAuth(ADMIN, PASSWORD)).build(OutboxApi.class);
         JsonObject trigger = api.createTrigger(app, Json.createObjectBuilder().add("sourceKind", "kv")
-                .add("target", Json.createObjectBuilder().add("type", "handler").add("name", "recorder")).build(), null);
+                .add("target", Json.createObjectBuilder().add("type", "handler").add("name", "recorder")).build(),
+                null);
         UUID triggerId = UUID.fromString(trigger.getString("id"));
         assertEquals(1, api.triggers(app).size());
         assertEquals("handler", api.trigger(app, triggerId).getJsonObject("target").getString("type"));
 
         String traceparent = "00-" + UUID.randomUUID().toString().replace("-", "") + "-00f067aa0ba902b7-01";
-        JsonObject published = api.publish(app, Json.createObjectBuilder().add("sourceKind", "kv").add("payload", 7).build(),
+        JsonObject published = api.publish(app,
+                Json.createObjectBuilder().add("sourceKind", "kv").add("payload", 7).build(),
                 "mp-" + UUID.randomUUID(), traceparent, null);
         UUID row = UUID.fromString(published.getJsonArray("rows").getJsonObject(0).getString("id"));
         assertContext(traceparent, api.status(row).getString("traceparent"));
-        Eventually.until(WAIT, () -> api.status(row).getString("status").equals("delivered"), () -> api.status(row).toString());
+        Eventually.until(WAIT, () -> api.status(row).getString("status").equals("delivered"),
+                () -> api.status(row).toString());
 
-        try (Response invoked = api.invoke(app, triggerId, 10_000L, Json.createObjectBuilder().add("payload", "ping").build(),
+        try (Response invoked = api.invoke(app, triggerId, 10_000L,
+                Json.createObjectBuilder().add("payload", "ping").build(),
                 null, null, null)) {
             assertEquals(200, invoked.getStatus());
         }
@@ -216,7 +236,8 @@ class ClientIT {
         ProblemException refused = assertThrows(ProblemException.class, () -> api.publish(app,
                 Json.createObjectBuilder().add("sourceKind", "nope").add("payload", 1).build(), null, null, null));
         assertEquals(400, refused.status());
-        assertTrue(refused.errors().stream().anyMatch(e -> e.field().equals("sourceKind")), refused.errors().toString());
+        assertTrue(refused.errors().stream().anyMatch(e -> e.field().equals("sourceKind")),
+                refused.errors().toString());
         ProblemException missing = assertThrows(ProblemException.class, () -> api.trigger(app, UUID.randomUUID()));
         assertEquals(404, missing.status());
 
@@ -227,11 +248,13 @@ class ClientIT {
                 () -> api.deadLetterGroups(app.toString(), null, null, null, "", 10, null));
         assertTrue(badKey.errors().stream().anyMatch(e -> e.field().equals("orderingKey")), badKey.errors().toString());
         assertEquals(0, api.lanes(app, 10).getJsonArray("items").size());
-        assertEquals(0, api.discardDeadLetters(Json.createObjectBuilder().add("appId", app.toString()).build()).getInt("discarded"));
+        assertEquals(0, api.discardDeadLetters(Json.createObjectBuilder().add("appId", app.toString()).build())
+                .getInt("discarded"));
         assertTrue(api.holdTrigger(app, triggerId).getBoolean("held"));
         assertFalse(api.releaseTrigger(app, triggerId).getBoolean("held"));
         assertTrue(api.holdApp(app).getBoolean("held"));
-        assertTrue(api.holds().getJsonArray("apps").stream().anyMatch(h -> h.asJsonObject().getString("appId").equals(app.toString())));
+        assertTrue(api.holds().getJsonArray("apps").stream()
+                .anyMatch(h -> h.asJsonObject().getString("appId").equals(app.toString())));
         assertFalse(api.releaseApp(app).getBoolean("held"));
 
         api.deleteTrigger(app, triggerId);

@@ -125,7 +125,8 @@ class AdminApiIT {
         UUID app = UUID.randomUUID();
         List<UUID> newestFirst = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
-            newestFirst.add(0, deadLetter(app, i % 2 == 0 ? "kv" : "docs", "HTTP 503 from target, try " + i, 30 - i, null));
+            newestFirst.add(0,
+                    deadLetter(app, i % 2 == 0 ? "kv" : "docs", "HTTP 503 from target, try " + i, 30 - i, null));
         }
         UUID odd = deadLetter(app, "kv", "timeout 100% of the time_", 40, null);
 
@@ -162,7 +163,9 @@ class AdminApiIT {
         for (int i = 0; i < 20; i++) {
             UUID id = deadLetter(app, "kv", "too big for the target", 100 - i, null);
             // stored as {"s": "x…x"}: 9 bytes around the text, 256 KiB in all
-            ItDatabase.update("UPDATE dead_letters SET payload = jsonb_build_object('s', repeat('x', 262144 - 9)) WHERE id = ?", id);
+            ItDatabase.update(
+                    "UPDATE dead_letters SET payload = jsonb_build_object('s', repeat('x', 262144 - 9)) WHERE id = ?",
+                    id);
             newestFirst.add(0, id.toString());
         }
         assertEquals(262144, ItDatabase.count("SELECT octet_length(payload::text) FROM dead_letters WHERE id = ?::uuid",
@@ -192,7 +195,8 @@ class AdminApiIT {
         assertEquals("it-producer", d.getString("originPrincipal"));
         assertEquals("it-node", d.getString("deadBy"));
         assertEquals(0, d.getInt("triggerDepth"));
-        assertTrue(d.containsKey("rootExecutionId") && d.containsKey("replyTo") && d.containsKey("scriptId"), d.toString());
+        assertTrue(d.containsKey("rootExecutionId") && d.containsKey("replyTo") && d.containsKey("scriptId"),
+                d.toString());
         assertEquals("handler", d.getJsonObject("trigger").getString("targetType"));
         assertEquals("recorder", d.getJsonObject("trigger").getString("target"));
 
@@ -220,7 +224,8 @@ class AdminApiIT {
             assertEquals(400, r.status(), bad + " -> " + r);
             assertTrue(r.isProblem(), r.toString());
         }
-        assertEquals(6, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app), "refused calls change nothing");
+        assertEquals(6, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app),
+                "refused calls change nothing");
 
         JsonObject filter = Json.createObjectBuilder().add("appId", app.toString()).add("sourceKind", "pubsub")
                 .add("error", "CONNECTION REFUSED").add("limit", 3).build();
@@ -234,7 +239,8 @@ class AdminApiIT {
 
         Set<UUID> replayed = new HashSet<>();
         for (JsonObject r : List.of(r1, r2)) {
-            r.getJsonArray("ids").getValuesAs(jakarta.json.JsonString.class).forEach(s -> replayed.add(UUID.fromString(s.getString())));
+            r.getJsonArray("ids").getValuesAs(jakarta.json.JsonString.class)
+                    .forEach(s -> replayed.add(UUID.fromString(s.getString())));
         }
         assertEquals(matching, replayed);
         for (UUID id : matching) {
@@ -269,7 +275,8 @@ class AdminApiIT {
         UUID unkeyed = deadLetter(app, "pubsub", "connection refused", 6, trigger);
 
         assertEquals(lane.stream().map(UUID::toString).collect(java.util.stream.Collectors.toSet()),
-                new HashSet<>(ids(cursor -> admin.deadLetters(app.toString(), null, null, null, "customer-7", 2, cursor))));
+                new HashSet<>(
+                        ids(cursor -> admin.deadLetters(app.toString(), null, null, null, "customer-7", 2, cursor))));
         // by hand: keys that are empty, too long or no text
         for (String bad : List.of("{\"orderingKey\":\"\"}", "{\"orderingKey\":\"" + "k".repeat(201) + "\"}",
                 "{\"orderingKey\":7}")) {
@@ -277,9 +284,12 @@ class AdminApiIT {
             assertEquals(400, r.status(), bad + " -> " + r);
             assertTrue(r.isProblem() && r.body().contains("orderingKey"), r.toString());
         }
-        assertEquals(400, assertThrows(ProblemException.class, () -> admin.deadLetters(null, null, null, null, "", null, null)).status());
+        assertEquals(400,
+                assertThrows(ProblemException.class, () -> admin.deadLetters(null, null, null, null, "", null, null))
+                        .status());
         JsonObject listed = admin.deadLetters(app.toString(), null, null, null, "customer-8", null, null);
-        assertEquals("customer-8", listed.getJsonArray("items").getJsonObject(0).getString("orderingKey"), listed.toString());
+        assertEquals("customer-8", listed.getJsonArray("items").getJsonObject(0).getString("orderingKey"),
+                listed.toString());
         assertEquals("customer-8", admin.deadLetter(other).getString("orderingKey"));
         assertTrue(admin.deadLetter(unkeyed).isNull("orderingKey"), "a dead letter in no lane");
 
@@ -322,7 +332,8 @@ class AdminApiIT {
         assertEquals(first.body(), repeat.body());
         assertEquals(1, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE id = ?", id), "still a dead letter");
         assertEquals(0, ItDatabase.count("SELECT count(*) FROM outbox WHERE id = ?", id), "not back in the outbox");
-        assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'dead-letter.replay' AND ? = ANY (target_ids)", id));
+        assertEquals(1, ItDatabase.count(
+                "SELECT count(*) FROM admin_audit WHERE action = 'dead-letter.replay' AND ? = ANY (target_ids)", id));
 
         // the bulk replay honours a key too: the repeat answers the first result and moves nothing
         String bulkKey = "bulk-" + id;
@@ -331,7 +342,8 @@ class AdminApiIT {
         assertEquals(1, bulk.getInt("replayed"), bulk.toString());
         Eventually.until(WAIT, () -> "dead".equals(status(id)), () -> status(id));
         assertEquals(bulk, admin.replayDeadLetters(filter, bulkKey));
-        assertEquals(1, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE id = ?", id), "the repeat replayed nothing");
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE id = ?", id),
+                "the repeat replayed nothing");
     }
 
     private String status(UUID id) {
@@ -403,12 +415,16 @@ class AdminApiIT {
         UUID first = trigger(app, "kv", "recorder");
         UUID second = trigger(app, "docs", "recorder");
         for (int i = 0; i < 20; i++) {
-            deadLetter(app, "kv", "webhook answered 503 after " + (100 + i) + " ms at 2026-12-0" + (1 + i % 9) + "T10:1" + i % 10
-                    + ":00Z (request " + UUID.randomUUID() + ")", i, first);
+            deadLetter(app, "kv",
+                    "webhook answered 503 after " + (100 + i) + " ms at 2026-12-0" + (1 + i % 9) + "T10:1" + i % 10
+                            + ":00Z (request " + UUID.randomUUID() + ")",
+                    i, first);
         }
         deadLetter(app, "kv", "handler threw IllegalStateException: no stock", 1, first);
         deadLetter(app, "kv", "handler threw IllegalStateException: no stock", 2, first);
-        deadLetter(app, "docs", "webhook answered 503 after 7 ms at 2026-12-01T10:00:00Z (request " + UUID.randomUUID() + ")", 3, second);
+        deadLetter(app, "docs",
+                "webhook answered 503 after 7 ms at 2026-12-01T10:00:00Z (request " + UUID.randomUUID() + ")", 3,
+                second);
 
         JsonObject page = admin.deadLetterGroups(app.toString(), null, null, null, null, null);
         List<JsonObject> groups = page.getJsonArray("items").getValuesAs(JsonObject.class);
@@ -417,8 +433,10 @@ class AdminApiIT {
         assertEquals(20, big.getInt("count"), big.toString());
         assertEquals(first.toString(), big.getString("triggerId"));
         assertEquals("webhook answered <n> after <n> ms at <time> (request <id>)", big.getString("errorGroup"));
-        assertTrue(big.getString("sampleError").startsWith("webhook answered 503 after 100 ms"), "the newest row: " + big);
-        assertTrue(OffsetDateTime.parse(big.getString("firstSeen")).isBefore(OffsetDateTime.parse(big.getString("lastSeen"))), big.toString());
+        assertTrue(big.getString("sampleError").startsWith("webhook answered 503 after 100 ms"),
+                "the newest row: " + big);
+        assertTrue(OffsetDateTime.parse(big.getString("firstSeen"))
+                .isBefore(OffsetDateTime.parse(big.getString("lastSeen"))), big.toString());
         assertEquals(List.of(2, 1), groups.subList(1, 3).stream().map(g -> g.getInt("count")).toList());
         JsonObject paged = admin.deadLetterGroups(app.toString(), null, null, null, 2, null);
         assertEquals("2", paged.getString("nextCursor"), paged.toString());
@@ -432,13 +450,16 @@ class AdminApiIT {
         JsonObject discarded = admin.discardDeadLetters(group);
         assertEquals(5, discarded.getInt("discarded"), "the rest of the group, and nothing of the others");
         assertFalse(discarded.getBoolean("more"));
-        assertEquals(3, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app), "the other groups stay");
-        JsonObject audited = admin.audit("dead-letters.bulk-discard", null, null, null).getJsonArray("items").getJsonObject(0);
+        assertEquals(3, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app),
+                "the other groups stay");
+        JsonObject audited = admin.audit("dead-letters.bulk-discard", null, null, null).getJsonArray("items")
+                .getJsonObject(0);
         assertEquals(5, audited.getInt("affected"));
         assertEquals(big.getString("errorGroup"), audited.getJsonObject("filter").getString("errorGroup"));
 
         // by hand: filters that are missing, empty, no UUID or unknown, and calls the API does not offer
-        for (String bad : List.of("{}", "{\"errorGroup\":\"\"}", "{\"triggerId\":\"nope\"}", "{\"appId\":\"" + app + "\",\"size\":1}")) {
+        for (String bad : List.of("{}", "{\"errorGroup\":\"\"}", "{\"triggerId\":\"nope\"}",
+                "{\"appId\":\"" + app + "\",\"size\":1}")) {
             Api.Reply refused = api.post(ADMIN, "admin/dead-letters/discard", bad);
             assertEquals(400, refused.status(), bad + " " + refused);
             assertTrue(refused.isProblem(), refused.toString());
@@ -448,7 +469,8 @@ class AdminApiIT {
         assertEquals(405, api.call(ADMIN, "DELETE", "admin/dead-letters/groups", null).status());
         assertEquals(405, api.get(ADMIN, "admin/dead-letters/discard").status());
         assertEquals(403, api.get(PRODUCER_A, "admin/dead-letters/groups").status());
-        assertEquals(3, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app), "a refusal changed something");
+        assertEquals(3, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app),
+                "a refusal changed something");
     }
 
     @Test
@@ -458,7 +480,8 @@ class AdminApiIT {
         JsonObject node = admin.nodes().getJsonArray("items").getJsonObject(0);
         assertEquals("alive", node.getString("status"), node.toString());
         assertTrue(node.getJsonNumber("lastTickAgeSeconds").doubleValue() < 10, node.toString());
-        assertTrue(node.containsKey("inFlight") && node.containsKey("startedAt") && node.containsKey("lastTickAt"), node.toString());
+        assertTrue(node.containsKey("inFlight") && node.containsKey("startedAt") && node.containsKey("lastTickAt"),
+                node.toString());
         // a node that died (or lost its database as it stopped) two minutes ago, longer than a lease: stopped
         ItDatabase.update("INSERT INTO dispatcher_nodes (node, started_at, last_tick_at, in_flight, paused, poll_ms) "
                 + "VALUES ('~gone', now() - interval '1 hour', now() - interval '2 minutes', 3, false, 1000)");
@@ -480,7 +503,8 @@ class AdminApiIT {
             }
         }
         // the console's counts may be as old as outbox.console.counts-max-age-ms (2 s)
-        Eventually.until(WAIT, () -> total(lastMinutes(), "delivered") >= deliveredBefore + 4, () -> before + " -> " + lastMinutes());
+        Eventually.until(WAIT, () -> total(lastMinutes(), "delivered") >= deliveredBefore + 4,
+                () -> before + " -> " + lastMinutes());
         assertEquals(60, lastMinutes().getJsonArray("items").size());
         assertEquals(5, admin.activity(5).getJsonArray("items").size());
         assertEquals(400, assertThrows(ProblemException.class, () -> admin.activity(181)).status());
@@ -494,7 +518,8 @@ class AdminApiIT {
 
     private JsonObject breakdownLine(String by, String key) {
         return admin.breakdown(by, 500).getJsonArray("items").getValuesAs(JsonObject.class)
-                .stream().filter(k -> key.equals(k.getString(by))).findFirst().orElse(Json.createObjectBuilder().add("deliveredLastHour", -1).build());
+                .stream().filter(k -> key.equals(k.getString(by))).findFirst()
+                .orElse(Json.createObjectBuilder().add("deliveredLastHour", -1).build());
     }
 
     @Test
@@ -518,8 +543,10 @@ class AdminApiIT {
             if (!first.getString("asOf").equals(last.getString("asOf"))) {
                 return false; // a refresh fell between them: try again
             }
-            long waiting = kinds.getValuesAs(JsonObject.class).stream().mapToLong(k -> k.getJsonNumber("waiting").longValue()).sum();
-            long dead = kinds.getValuesAs(JsonObject.class).stream().mapToLong(k -> k.getJsonNumber("dead").longValue()).sum();
+            long waiting = kinds.getValuesAs(JsonObject.class).stream()
+                    .mapToLong(k -> k.getJsonNumber("waiting").longValue()).sum();
+            long dead = kinds.getValuesAs(JsonObject.class).stream().mapToLong(k -> k.getJsonNumber("dead").longValue())
+                    .sum();
             assertEquals(first.getJsonNumber("pending").longValue() + first.getJsonNumber("scheduled").longValue()
                     + first.getJsonNumber("held").longValue(), waiting, first + " vs " + kinds);
             assertEquals(first.getJsonNumber("dead").longValue(), dead, first + " vs " + kinds);
@@ -536,7 +563,8 @@ class AdminApiIT {
     }
 
     private static long total(JsonObject activity, String field) {
-        return activity.getJsonArray("items").getValuesAs(JsonObject.class).stream().mapToLong(m -> m.getJsonNumber(field).longValue()).sum();
+        return activity.getJsonArray("items").getValuesAs(JsonObject.class).stream()
+                .mapToLong(m -> m.getJsonNumber(field).longValue()).sum();
     }
 
     @Test
@@ -553,7 +581,8 @@ class AdminApiIT {
         JsonObject one = admin.allTriggers(app.toString(), null, 1, null).getJsonArray("items").getJsonObject(0);
         assertFalse(one.containsKey("secret"), "no secret in lists");
         assertEquals("handler", one.getJsonObject("target").getString("type"));
-        assertEquals(400, assertThrows(ProblemException.class, () -> admin.allTriggers(null, null, null, "zz")).status());
+        assertEquals(400,
+                assertThrows(ProblemException.class, () -> admin.allTriggers(null, null, null, "zz")).status());
     }
 
     /** By hand: without credentials, and as each role. */
@@ -592,18 +621,24 @@ class AdminApiIT {
     void theConsolePageIsOpenButHoldsNoData() {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
         try {
-            for (String path : List.of("", "index.html", "console/app.js", "console/pages/overview.js", "console/console.css")) {
+            for (String path : List.of("", "index.html", "console/app.js", "console/pages/overview.js",
+                    "console/console.css")) {
                 java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
                         java.net.URI.create(base + path)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
                 assertEquals(200, r.statusCode(), path);
-                assertTrue(r.headers().firstValue("Content-Security-Policy").orElse("").contains("frame-ancestors 'none'"), path);
+                assertTrue(
+                        r.headers().firstValue("Content-Security-Policy").orElse("").contains("frame-ancestors 'none'"),
+                        path);
                 assertFalse(r.body().contains(APP_A.toString()), path);
             }
             java.net.http.HttpResponse<String> other = http.send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(base + "WEB-INF/web.xml")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
-            assertTrue(other.statusCode() == 401 || other.statusCode() == 404, "other paths stay closed: " + other.statusCode());
+                    java.net.URI.create(base + "WEB-INF/web.xml")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertTrue(other.statusCode() == 401 || other.statusCode() == 404,
+                    "other paths stay closed: " + other.statusCode());
             java.net.http.HttpResponse<String> unknown = http.send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(base + "console-backup.zip")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                    java.net.URI.create(base + "console-backup.zip")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
             assertEquals(401, unknown.statusCode());
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -622,7 +657,8 @@ class AdminApiIT {
         OffsetDateTime later = OffsetDateTime.now().plusHours(1);
         List<String> scheduled = new java.util.ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            UUID id = client.enqueue(new NewRow(app, "kv", trigger, Json.createValue(i), later).orderingKey("k" + i % 2));
+            UUID id = client
+                    .enqueue(new NewRow(app, "kv", trigger, Json.createValue(i), later).orderingKey("k" + i % 2));
             scheduled.add(0, id.toString()); // newest first
         }
         String delivered = client.enqueue(NewRow.of(app, "kv", trigger, Json.createValue(9))).toString();
@@ -646,7 +682,8 @@ class AdminApiIT {
         assertEquals(scheduled, ids(cursor -> admin.rows("scheduled", a, null, null, null, null, null, 1, cursor)));
 
         // the console's bulk cancel of a lane: one ordering key
-        JsonObject cancel = admin.cancelAll(Json.createObjectBuilder().add("appId", a).add("orderingKey", "k1").build());
+        JsonObject cancel = admin
+                .cancelAll(Json.createObjectBuilder().add("appId", a).add("orderingKey", "k1").build());
         assertEquals(1, cancel.getInt("cancelled"), cancel.toString());
         assertEquals(List.of(scheduled.get(1)), ids(rows("cancelled", a, null, null, null, null)));
 
@@ -666,14 +703,16 @@ class AdminApiIT {
         UUID app = UUID.randomUUID();
         String delivering = trigger(app, "kv", "recorder").toString();
         // nothing listens on port 9 of loopback: every attempt is refused, and after 5 the origin's circuit opens
-        UUID refused = client.createTrigger(app, TriggerDefinition.webhook("docs", URI.create("http://127.0.0.1:9/down")).maxAttempts(100),
+        UUID refused = client.createTrigger(app,
+                TriggerDefinition.webhook("docs", URI.create("http://127.0.0.1:9/down")).maxAttempts(100),
                 Call.plain()).id();
         for (int i = 0; i < 6; i++) {
             client.publish(app, Event.of("kv", Json.createValue(i)));
             client.publish(app, Event.of("docs", Json.createValue(i)));
         }
         java.util.function.Function<Object, JsonObject> item = id -> admin.allTriggers(app.toString(), null, null, null)
-                .getJsonArray("items").getValuesAs(JsonObject.class).stream().filter(t -> t.getString("id").equals(id.toString()))
+                .getJsonArray("items").getValuesAs(JsonObject.class).stream()
+                .filter(t -> t.getString("id").equals(id.toString()))
                 .findFirst().orElseThrow();
         Eventually.until(WAIT, () -> item.apply(delivering).getJsonObject("lastHour").getInt("delivered") == 6,
                 () -> item.apply(delivering).toString());
@@ -681,7 +720,8 @@ class AdminApiIT {
         assertEquals(0, hour.getInt("dead"));
         assertTrue(hour.getInt("p50Ms") >= 0 && hour.getInt("p99Ms") >= hour.getInt("p50Ms"), hour.toString());
         assertFalse(item.apply(delivering).containsKey("circuit"), "a handler has no circuit");
-        Eventually.until(WAIT, () -> !item.apply(refused).getString("circuit").equals("closed"), () -> item.apply(refused).toString());
+        Eventually.until(WAIT, () -> !item.apply(refused).getString("circuit").equals("closed"),
+                () -> item.apply(refused).toString());
         JsonObject down = item.apply(refused).getJsonObject("lastHour");
         assertEquals(0, down.getInt("delivered"));
         assertTrue(down.isNull("p50Ms"), down.toString());

@@ -84,9 +84,11 @@ class ConsoleBrowserIT {
     void open() throws IOException {
         boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
         if ("true".equals(System.getenv("CI"))) {
-            assertTrue(present, "CI runs the browser test: install Debian's chromium and chromium-driver (.ci/run does)");
+            assertTrue(present,
+                    "CI runs the browser test: install Debian's chromium and chromium-driver (.ci/run does)");
         }
-        Assumptions.assumeTrue(present, "Debian's chromium and chromium-driver are not installed; apt-get install -y chromium chromium-driver");
+        Assumptions.assumeTrue(present,
+                "Debian's chromium and chromium-driver are not installed; apt-get install -y chromium chromium-driver");
         admin = ItClients.client(base, ADMIN);
         producer = ItClients.client(base, PRODUCER_A);
         profile = Files.createTempDirectory("console-chromium-");
@@ -139,7 +141,8 @@ class ConsoleBrowserIT {
         List<UUID> rows = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             // other tests' email triggers of the app get rows too; ours are the ones of this trigger
-            producer.publish(APP_A, Event.of("email", Json.createObjectBuilder().add("subject", "console test " + i).build())).stream()
+            producer.publish(APP_A,
+                    Event.of("email", Json.createObjectBuilder().add("subject", "console test " + i).build())).stream()
                     .filter(w -> trigger.equals(w.triggerId())).forEach(w -> rows.add(w.id()));
         }
         assertEquals(3, rows.size());
@@ -190,13 +193,15 @@ class ConsoleBrowserIT {
     @Test
     void aScheduledRowIsCancelledFromItsRowPage() throws IOException {
         UUID trigger = trigger("email", "recorder");
-        UUID row = producer.enqueue(new NewRow(APP_A, "email", trigger, Json.createObjectBuilder().add("subject", "cancel me").build(),
-                OffsetDateTime.now().plusHours(1)));
+        UUID row = producer.enqueue(
+                new NewRow(APP_A, "email", trigger, Json.createObjectBuilder().add("subject", "cancel me").build(),
+                        OffsetDateTime.now().plusHours(1)));
         browser.get(base.toString());
         signIn(ADMIN, PASSWORD);
         waitFor(By.id("count-dead"));
         browser.get(base + "#/rows/" + row);
-        until(() -> "scheduled".equals(waitFor(By.id("row-status")).getText()), () -> waitFor(By.id("row-status")).getText());
+        until(() -> "scheduled".equals(waitFor(By.id("row-status")).getText()),
+                () -> waitFor(By.id("row-status")).getText());
         screenshot("row-scheduled");
         waitFor(By.id("row-cancel")).click();
         waitFor(By.id("confirm-ok")).click();
@@ -218,13 +223,15 @@ class ConsoleBrowserIT {
         browser.get(base + "#/triggers?appId=" + app);
         By row = By.cssSelector("tr[data-trigger='" + trigger + "']");
         waitFor(row).findElement(By.cssSelector("button.hold")).click();
-        until(() -> waitFor(row).getText().contains("held") && waitFor(row).getText().contains("Release"), () -> waitFor(row).getText());
+        until(() -> waitFor(row).getText().contains("held") && waitFor(row).getText().contains("Release"),
+                () -> waitFor(row).getText());
         assertTrue(admin.trigger(app, trigger).held());
         screenshot("trigger-held");
 
         UUID id = admin.enqueue(NewRow.of(app, "files", trigger, Json.createObjectBuilder().add("held", true).build()));
         browser.get(base + "#/rows/" + id);
-        until(() -> "held".equals(waitFor(By.id("row-status")).getText()), () -> waitFor(By.id("row-status")).getText());
+        until(() -> "held".equals(waitFor(By.id("row-status")).getText()),
+                () -> waitFor(By.id("row-status")).getText());
         screenshot("row-held");
 
         browser.get(base + "#/triggers?appId=" + app);
@@ -233,7 +240,8 @@ class ConsoleBrowserIT {
         until(() -> "delivered".equals(admin.status(id).status()), () -> admin.status(id).json().toString());
         // its row page shows the attempt that delivered it
         browser.get(base + "#/rows/" + id);
-        until(() -> waitFor(By.id("row-attempts")).getText().contains("delivered"), () -> waitFor(By.id("row-attempts")).getText());
+        until(() -> waitFor(By.id("row-attempts")).getText().contains("delivered"),
+                () -> waitFor(By.id("row-attempts")).getText());
         screenshot("row-attempts");
     }
 
@@ -251,7 +259,8 @@ class ConsoleBrowserIT {
         waitFor(By.id("count-dead"));
         browser.get(base + "#/browse?status=scheduled&triggerId=" + trigger);
         WebElement table = waitFor(By.id("rows-table"));
-        until(() -> ids.stream().allMatch(id -> !table.findElements(By.cssSelector("a[href='#/rows/" + id + "']")).isEmpty()),
+        until(() -> ids.stream()
+                .allMatch(id -> !table.findElements(By.cssSelector("a[href='#/rows/" + id + "']")).isEmpty()),
                 table::getText);
         assertTrue(table.getText().contains("scheduled"), table.getText());
         assertTrue(!waitFor(By.id("rows-cancel")).isEnabled(), "a cancel is not offered for one status");
@@ -263,18 +272,22 @@ class ConsoleBrowserIT {
         for (UUID id : ids) {
             until(() -> "cancelled".equals(producer.status(id).status()), () -> id + " not cancelled");
         }
-        assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'outbox.bulk-cancel' AND filter->>'triggerId' = ?",
+        assertEquals(1, ItDatabase.count(
+                "SELECT count(*) FROM admin_audit WHERE action = 'outbox.bulk-cancel' AND filter->>'triggerId' = ?",
                 trigger.toString()));
     }
 
     /** A blocking trigger's lane stopped behind its dead head shows on the dead-letter page; Skip lets it move on. */
     @Test
     void aBlockedLaneIsSkippedFromTheDeadLetterPage() throws IOException {
-        UUID trigger = admin.createTrigger(APP_A, TriggerDefinition.handler("kv", "failing").maxAttempts(1).onDeadLetter("block"),
-                Call.plain()).id();
+        UUID trigger = admin
+                .createTrigger(APP_A, TriggerDefinition.handler("kv", "failing").maxAttempts(1).onDeadLetter("block"),
+                        Call.plain())
+                .id();
         String key = "console-lane-" + UUID.randomUUID();
         for (int i = 0; i < 2; i++) {
-            producer.enqueue(NewRow.of(APP_A, "kv", trigger, Json.createObjectBuilder().add("n", i).build()).orderingKey(key));
+            producer.enqueue(
+                    NewRow.of(APP_A, "kv", trigger, Json.createObjectBuilder().add("n", i).build()).orderingKey(key));
         }
         java.util.function.Supplier<List<JsonObject>> lanes = () -> admin.lanes(APP_A, null).stream()
                 .filter(l -> key.equals(l.getString("orderingKey"))).toList();
@@ -292,9 +305,11 @@ class ConsoleBrowserIT {
                 .findElement(By.cssSelector(".lane-skip")).click();
         waitFor(By.id("confirm-ok")).click();
         // the lane moved on: its next row ran, failed too and blocks it now
-        until(() -> lanes.get().stream().anyMatch(l -> !head.equals(l.getString("headId"))), () -> "lanes: " + lanes.get());
+        until(() -> lanes.get().stream().anyMatch(l -> !head.equals(l.getString("headId"))),
+                () -> "lanes: " + lanes.get());
         assertEquals("dead", admin.status(UUID.fromString(head)).status(), "the skipped head stays dead");
-        assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'lane.skip' AND ?::uuid = ANY (target_ids)", head));
+        assertEquals(1, ItDatabase.count(
+                "SELECT count(*) FROM admin_audit WHERE action = 'lane.skip' AND ?::uuid = ANY (target_ids)", head));
         admin.deleteTrigger(APP_A, trigger);
     }
 
@@ -332,7 +347,8 @@ class ConsoleBrowserIT {
         dev.triggeroutbox.testkit.Eventually.until(WAIT, () -> {
             try {
                 return condition.getAsBoolean();
-            } catch (org.openqa.selenium.StaleElementReferenceException | org.openqa.selenium.NoSuchElementException e) {
+            } catch (org.openqa.selenium.StaleElementReferenceException
+                    | org.openqa.selenium.NoSuchElementException e) {
                 return false; // the page re-rendered between looking and reading
             }
         }, seen);
@@ -344,6 +360,7 @@ class ConsoleBrowserIT {
 
     private void screenshot(String name) throws IOException {
         File png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
-        Files.copy(png.toPath(), SHOTS.resolve("%02d-%s.png".formatted(++shot, name)), StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(png.toPath(), SHOTS.resolve("%02d-%s.png".formatted(++shot, name)),
+                StandardCopyOption.REPLACE_EXISTING);
     }
 }

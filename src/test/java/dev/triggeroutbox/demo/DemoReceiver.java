@@ -37,7 +37,8 @@ final class DemoReceiver implements AutoCloseable {
         var h = exchange.getRequestHeaders();
         System.out.printf("%n[demo receiver] %s %s: webhook-id %s, attempt %s, app %s, kind %s%n"
                 + "[demo receiver]   webhook-timestamp %s, webhook-signature %s%n[demo receiver]   %s%n%n",
-                exchange.getRequestMethod(), exchange.getRequestURI(), h.getFirst("webhook-id"), h.getFirst("outbox-attempt"),
+                exchange.getRequestMethod(), exchange.getRequestURI(), h.getFirst("webhook-id"),
+                h.getFirst("outbox-attempt"),
                 h.getFirst("outbox-app-id"), h.getFirst("outbox-source-kind"), h.getFirst("webhook-timestamp"),
                 h.getFirst("webhook-signature"), body);
         exchange.sendResponseHeaders(204, -1);

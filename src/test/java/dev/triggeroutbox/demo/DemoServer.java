@@ -22,7 +22,8 @@ public final class DemoServer {
     static final String PASSWORD = "demo-Outbox-1";
     static final String APP_ID = "6f1c2a9e-0d3b-4c57-9e2a-1b7d5c3e8f40";
     private static final int PG_PORT = Integer.parseInt(System.getenv().getOrDefault("OUTBOX_DEMO_PG_PORT", "55432"));
-    private static final int RECEIVER_PORT = Integer.parseInt(System.getenv().getOrDefault("OUTBOX_DEMO_RECEIVER_PORT", "8090"));
+    private static final int RECEIVER_PORT = Integer
+            .parseInt(System.getenv().getOrDefault("OUTBOX_DEMO_RECEIVER_PORT", "8090"));
 
     private DemoServer() {
     }
@@ -35,7 +36,8 @@ public final class DemoServer {
         String dbUrl = System.getenv("DB_URL");
         LocalPostgres postgres = null;
         if (dbUrl == null || dbUrl.isBlank()) {
-            System.out.println("Starting the embedded PostgreSQL on port " + PG_PORT + " (data in " + data.resolve("postgres") + ") ...");
+            System.out.println("Starting the embedded PostgreSQL on port " + PG_PORT + " (data in "
+                    + data.resolve("postgres") + ") ...");
             postgres = LocalPostgres.start(PG_PORT, data.resolve("postgres"), true);
             dbUrl = postgres.jdbcUrl();
         }
@@ -76,7 +78,8 @@ public final class DemoServer {
                    database   %s
                  Ctrl-C stops the server%s.
                 ================================================================
-                """.formatted(USER, PASSWORD, APP_ID, receiver.url(), dbUrl, pg == null ? "" : " and the embedded PostgreSQL"));
+                """.formatted(USER, PASSWORD, APP_ID, receiver.url(), dbUrl,
+                pg == null ? "" : " and the embedded PostgreSQL"));
         wildfly.waitFor();
     }
 

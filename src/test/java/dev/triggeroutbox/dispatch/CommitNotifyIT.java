@@ -65,7 +65,8 @@ class CommitNotifyIT {
     @Deployment(testable = false)
     static WebArchive deployment() {
         return Deployments.outbox().addClass(CommitProbe.class).addAsResource(new StringAsset(
-                "outbox.dispatch.enabled=false\noutbox.dispatch.notify=" + System.getProperty("it.notify", "true") + "\n"),
+                "outbox.dispatch.enabled=false\noutbox.dispatch.notify=" + System.getProperty("it.notify", "true")
+                        + "\n"),
                 "META-INF/microprofile-config.properties");
     }
 
@@ -140,7 +141,8 @@ class CommitNotifyIT {
             assertEquals(0, heard(pg, Duration.ofSeconds(2)), "a rollback notified");
             assertEquals(0, ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app));
             // the same listener does hear a commit: the silence above was the rollback's
-            Api.Reply committed = producing.post(ADMIN, "apps/" + app + "/events", "{\"sourceKind\":\"kv\",\"payload\":{}}");
+            Api.Reply committed = producing.post(ADMIN, "apps/" + app + "/events",
+                    "{\"sourceKind\":\"kv\",\"payload\":{}}");
             assertEquals(202, committed.status(), committed.toString());
             assertEquals(1, heard(pg, Duration.ofSeconds(5)), "a commit notifies once");
         }
@@ -162,7 +164,8 @@ class CommitNotifyIT {
         Arrays.sort(millis);
         System.out.printf("commit -> delivery start, %d events at %d/s, producing node not dispatching, poll %d ms: "
                 + "p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", events, rate, POLL_MILLIS, millis[events / 2],
-                millis[(int) Math.ceil(events * 0.9) - 1], millis[(int) Math.ceil(events * 0.99) - 1], millis[events - 1]);
+                millis[(int) Math.ceil(events * 0.9) - 1], millis[(int) Math.ceil(events * 0.99) - 1],
+                millis[events - 1]);
         // two nodes, PostgreSQL, the receiver and this load on two cores fall behind 500/s at times (CI of a2f1709: p50
         // 1,966 ms, max 3,591 ms; the single-node benchmark measures the wake-up itself): what this asserts is that no
         // row waited for the poll, which would take up to 30 s
@@ -196,12 +199,14 @@ class CommitNotifyIT {
     /** Publishes one event on the producing node and waits for its delivery, then until nothing is left in flight. */
     private void publishAndSeeDelivered(int n) {
         int before = receiver.rowsAt("/hook").size();
-        Api.Reply r = producing.post(ADMIN, "apps/" + app + "/events", "{\"sourceKind\":\"kv\",\"payload\":{\"n\":" + n + "}}");
+        Api.Reply r = producing.post(ADMIN, "apps/" + app + "/events",
+                "{\"sourceKind\":\"kv\",\"payload\":{\"n\":" + n + "}}");
         assertEquals(202, r.status(), r.toString());
         Eventually.until(QUICK, () -> receiver.rowsAt("/hook").size() > before,
                 () -> "event " + n + " not delivered within " + QUICK + " (the poll is " + POLL_MILLIS + " ms)");
         // its finish wakes the dispatcher once more; the next event must owe nothing to that
-        Eventually.until(Duration.ofSeconds(10), () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0,
+        Eventually.until(Duration.ofSeconds(10),
+                () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0,
                 () -> "row not finished");
         try {
             Thread.sleep(300);
@@ -211,7 +216,8 @@ class CommitNotifyIT {
     }
 
     private static long listenerPid() {
-        Eventually.until(Duration.ofSeconds(10), () -> ItDatabase.count("SELECT count(*) FROM (" + LISTENER + ") l") == 1,
+        Eventually.until(Duration.ofSeconds(10),
+                () -> ItDatabase.count("SELECT count(*) FROM (" + LISTENER + ") l") == 1,
                 () -> "not one listener: " + ItDatabase.count("SELECT count(*) FROM (" + LISTENER + ") l"));
         return ItDatabase.count("SELECT max(pid) FROM (" + LISTENER + ") l");
     }

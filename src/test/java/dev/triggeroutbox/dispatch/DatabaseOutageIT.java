@@ -55,7 +55,8 @@ class DatabaseOutageIT {
             OffsetDateTime due = OffsetDateTime.now(ZoneOffset.UTC).plusSeconds(2);
             List<UUID> acknowledged = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
-                acknowledged.add(client.enqueue(new NewRow(app, "kv", trigger, Json.createObjectBuilder().add("n", i).build(), due)));
+                acknowledged.add(client
+                        .enqueue(new NewRow(app, "kv", trigger, Json.createObjectBuilder().add("n", i).build(), due)));
             }
             // by hand: the open health paths and the refused write's answer are the point
             assertEquals(200, api.get(null, "health/ready").status());
@@ -65,14 +66,17 @@ class DatabaseOutageIT {
                 Api.Reply refused = api.post(ADMIN, "outbox", """
                         {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{}}""".formatted(app, trigger));
                 assertEquals(503, refused.status(), refused.toString());
-                assertTrue(refused.body().contains("\"type\":\"urn:trigger-outbox:problem:unavailable\""), refused.toString());
+                assertTrue(refused.body().contains("\"type\":\"urn:trigger-outbox:problem:unavailable\""),
+                        refused.toString());
                 assertTrue(refused.isProblem(), refused.toString());
-                assertTrue(!refused.body().contains("PSQL") && !refused.body().contains("Exception"), refused.toString());
+                assertTrue(!refused.body().contains("PSQL") && !refused.body().contains("Exception"),
+                        refused.toString());
             });
 
             Eventually.until(WAIT, () -> api.get(null, "health/ready").status() == 200, () -> "not ready again");
             for (UUID id : acknowledged) {
-                Eventually.until(WAIT, () -> "delivered".equals(ItClients.status(client, id)), () -> ItClients.status(client, id));
+                Eventually.until(WAIT, () -> "delivered".equals(ItClients.status(client, id)),
+                        () -> ItClients.status(client, id));
             }
             assertEquals(200, api.get(null, "health/live").status());
         }

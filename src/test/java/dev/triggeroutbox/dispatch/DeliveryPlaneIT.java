@@ -94,7 +94,8 @@ class DeliveryPlaneIT {
         assertEquals(1, recorder.count(held.value()), "the held row is still in its delivery");
         assertEquals(null, historyOutcome(held));
         TestHandlers.Gate.open.countDown();
-        Eventually.until(Duration.ofSeconds(10), () -> "delivered".equals(historyOutcome(held)), () -> "held row not finished");
+        Eventually.until(Duration.ofSeconds(10), () -> "delivered".equals(historyOutcome(held)),
+                () -> "held row not finished");
     }
 
     @Test
@@ -118,14 +119,18 @@ class DeliveryPlaneIT {
             others.add(outbox.enqueue(NewOutboxRow.to(other, SourceKind.KV, quick, "{\"n\":" + i + "}")));
         }
         Eventually.until(WHILE_GATED, () -> others.stream().allMatch(id -> recorder.count(id.value()) == 1),
-                () -> others.stream().filter(id -> recorder.count(id.value()) == 1).count() + " of 20 delivered while the gate holds "
+                () -> others.stream().filter(id -> recorder.count(id.value()) == 1).count()
+                        + " of 20 delivered while the gate holds "
                         + TestHandlers.Gate.inside.get());
         assertTrue(TestHandlers.Gate.inside.get() <= threads.perApp(),
-                TestHandlers.Gate.inside.get() + " of one app's deliveries hold threads; its share is " + threads.perApp());
+                TestHandlers.Gate.inside.get() + " of one app's deliveries hold threads; its share is "
+                        + threads.perApp());
 
         TestHandlers.Gate.open.countDown();
-        Eventually.until(Duration.ofSeconds(20), () -> greedyRows.stream().allMatch(id -> "delivered".equals(historyOutcome(id))),
-                () -> greedyRows.stream().filter(id -> "delivered".equals(historyOutcome(id))).count() + " of 40 delivered");
+        Eventually.until(Duration.ofSeconds(20),
+                () -> greedyRows.stream().allMatch(id -> "delivered".equals(historyOutcome(id))),
+                () -> greedyRows.stream().filter(id -> "delivered".equals(historyOutcome(id))).count()
+                        + " of 40 delivered");
         for (OutboxId id : greedyRows) {
             assertEquals(1, recorder.count(id.value()), "delivered once: " + id);
         }

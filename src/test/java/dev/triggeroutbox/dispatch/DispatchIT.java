@@ -137,7 +137,8 @@ class DispatchIT {
     void retriesWithBackoffThenSucceeds() throws Exception {
         OutboxId id = enqueue(trigger("flaky", 5), "{\"failures\": 2}");
 
-        Eventually.until(WAIT, () -> "delivered".equals(historyOutcome(id)), () -> "attempts: " + recorder.count(id.value()));
+        Eventually.until(WAIT, () -> "delivered".equals(historyOutcome(id)),
+                () -> "attempts: " + recorder.count(id.value()));
         List<Recorder.Received> attempts = recorder.of(id.value());
         assertEquals(List.of(1, 2, 3), attempts.stream().map(r -> r.delivery().attempt()).toList());
         // failed attempt n waits at most min(cap, base * 2^(n-1)) = 50, then 100 ms, plus one poll (reschedules wake no one)
@@ -171,7 +172,6 @@ class DispatchIT {
         return (UUID) Sql.query("SELECT trigger_id FROM outbox WHERE id = ?", id.value()).get(0)[0];
     }
 
-
     @Test
     void deadLettersAfterMaxAttemptsKeepingTheLastError() throws Exception {
         OutboxId id = enqueue(trigger("failing", 3), "{}");
@@ -189,7 +189,8 @@ class DispatchIT {
     void unknownSourceKindIsDeadLetteredNotSkipped() {
         TriggerId trigger = trigger("recorder", null);
         UUID id = UUID.randomUUID();
-        Sql.update("INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload) VALUES (?, ?, 'telepathy', ?, '{}')",
+        Sql.update(
+                "INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload) VALUES (?, ?, 'telepathy', ?, '{}')",
                 id, app.value(), trigger.value());
 
         Eventually.until(WAIT, () -> deadLetter(new OutboxId(id)) != null, () -> "no dead letter");
@@ -200,7 +201,8 @@ class DispatchIT {
     @Test
     void rowOfATriggerDeletedMeanwhileIsDeadLettered() throws Exception {
         TriggerId gone = trigger("recorder", null);
-        OutboxId id = outbox.enqueue(NewOutboxRow.to(app, SourceKind.KV, gone, "{}").deliverAt(OffsetDateTime.now().plusSeconds(1)));
+        OutboxId id = outbox.enqueue(
+                NewOutboxRow.to(app, SourceKind.KV, gone, "{}").deliverAt(OffsetDateTime.now().plusSeconds(1)));
         Sql.update("DELETE FROM triggers WHERE id = ?", gone.value());
 
         Eventually.until(WAIT, () -> deadLetter(id) != null, () -> "no dead letter");
@@ -209,7 +211,8 @@ class DispatchIT {
 
     @Test
     void aRowCannotNameAnotherAppsTriggerNorAnUnknownOne() {
-        TriggerId others = triggers.create(AppId.random(), SourceKind.KV, TargetType.HANDLER, "recorder", null, null, null, true).id();
+        TriggerId others = triggers
+                .create(AppId.random(), SourceKind.KV, TargetType.HANDLER, "recorder", null, null, null, true).id();
         for (TriggerId trigger : List.of(others, TriggerId.random())) {
             assertThrows(UnknownTriggerException.class, () -> enqueue(trigger, "{}"));
         }
@@ -249,7 +252,8 @@ class DispatchIT {
                 () -> others.stream().allMatch(id -> recorder.count(id.value()) == 1),
                 () -> "delivered: " + others.stream().filter(id -> recorder.count(id.value()) == 1).count());
 
-        Eventually.until(WAIT, () -> deadLetter(throwing) != null && deadLetter(hanging) != null, () -> "poison rows still live");
+        Eventually.until(WAIT, () -> deadLetter(throwing) != null && deadLetter(hanging) != null,
+                () -> "poison rows still live");
         assertEquals("delivery timed out after 1000 ms", deadLetter(hanging)[1]);
         assertEquals(2, recorder.count(hanging.value()));
         assertEquals(3, recorder.count(throwing.value()));
@@ -257,13 +261,16 @@ class DispatchIT {
 
     @Test
     void aDeadLetterTellsTheAppsDeadLetterTriggersOnceAndDoesNotCascade() throws Exception {
-        TriggerId heard = triggers.create(app, SourceKind.DEAD_LETTER, TargetType.HANDLER, "recorder", null, null, null, true).id();
-        TriggerId alsoFailing = triggers.create(app, SourceKind.DEAD_LETTER, TargetType.HANDLER, "failing", null, null, 1, true).id();
+        TriggerId heard = triggers
+                .create(app, SourceKind.DEAD_LETTER, TargetType.HANDLER, "recorder", null, null, null, true).id();
+        TriggerId alsoFailing = triggers
+                .create(app, SourceKind.DEAD_LETTER, TargetType.HANDLER, "failing", null, null, 1, true).id();
         OutboxId id = enqueue(trigger("failing", 1), "{\"order\": 7}");
 
         Eventually.until(WAIT, () -> deadLetter(id) != null, () -> "not dead");
         Eventually.until(WAIT, () -> Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app.value()) == 0
-                && Sql.count("SELECT count(*) FROM dead_letters WHERE app_id = ? AND trigger_id = ?", app.value(), alsoFailing.value()) == 1,
+                && Sql.count("SELECT count(*) FROM dead_letters WHERE app_id = ? AND trigger_id = ?", app.value(),
+                        alsoFailing.value()) == 1,
                 () -> "cascade still running");
         List<Object[]> told = Sql.query("""
                 SELECT outbox_id, trigger_depth, root_execution_id FROM delivery_history
@@ -271,7 +278,8 @@ class DispatchIT {
         assertEquals(1, told.size(), "the recorder heard of the dead letter once");
         UUID event = (UUID) told.get(0)[0];
         String payload = recorder.of(event).get(0).delivery().payload();
-        assertTrue(payload.contains(id.toString()) && payload.contains("boom on attempt 1") && payload.contains("\"order\": 7"), payload);
+        assertTrue(payload.contains(id.toString()) && payload.contains("boom on attempt 1")
+                && payload.contains("\"order\": 7"), payload);
         assertEquals(1, ((Number) told.get(0)[1]).intValue(), "one level deeper");
         assertEquals(id.value(), told.get(0)[2], "same root");
         // the failing dead_letter trigger's own row died too, and told no one: exactly two dead letters
@@ -284,7 +292,8 @@ class DispatchIT {
         OutboxId parent = enqueue(trigger("invoker", null), "{\"target\": \"" + target + "\"}");
         Eventually.until(WAIT, () -> "delivered".equals(historyOutcome(parent)), () -> "parent not delivered");
         // the child was written in the handler's own transaction, before the parent was finished
-        List<Object[]> children = Sql.query("""
+        List<Object[]> children = Sql.query(
+                """
                 SELECT id FROM outbox WHERE trigger_id = ? UNION ALL SELECT outbox_id FROM delivery_history WHERE trigger_id = ?""",
                 target.value(), target.value());
         assertEquals(1, children.size());
@@ -302,14 +311,23 @@ class DispatchIT {
         OutboxId first = enqueue(trigger("cascader", null), "{}");
         // depths 0..8 deliver and invoke again; the invoke at depth 9 is refused, so the depth-8 row fails once and dies
         // (the depth-8 row can die before its parent's batch has finished: wait for both)
-        Eventually.until(WAIT, () -> Sql.count("SELECT count(*) FROM dead_letters WHERE root_execution_id = ?", first.value()) == 1
-                && Sql.count("SELECT count(*) FROM delivery_history WHERE root_execution_id = ? AND outcome = 'delivered'", first.value()) >= 8,
-                () -> Sql.count("SELECT count(*) FROM delivery_history WHERE root_execution_id = ?", first.value()) + " finished");
-        Object[] dead = Sql.query("SELECT trigger_depth, last_error FROM dead_letters WHERE root_execution_id = ?", first.value()).get(0);
+        Eventually.until(WAIT, () -> Sql.count("SELECT count(*) FROM dead_letters WHERE root_execution_id = ?",
+                first.value()) == 1
+                && Sql.count(
+                        "SELECT count(*) FROM delivery_history WHERE root_execution_id = ? AND outcome = 'delivered'",
+                        first.value()) >= 8,
+                () -> Sql.count("SELECT count(*) FROM delivery_history WHERE root_execution_id = ?", first.value())
+                        + " finished");
+        Object[] dead = Sql
+                .query("SELECT trigger_depth, last_error FROM dead_letters WHERE root_execution_id = ?", first.value())
+                .get(0);
         assertEquals(8, ((Number) dead[0]).intValue());
         assertTrue(((String) dead[1]).contains("exceeds outbox.max-trigger-depth 8"), (String) dead[1]);
-        assertEquals(8, Sql.count("SELECT count(*) FROM delivery_history WHERE root_execution_id = ? AND outcome = 'delivered'", first.value()));
-        assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE root_execution_id = ?", first.value()), "the cycle ended");
+        assertEquals(8,
+                Sql.count("SELECT count(*) FROM delivery_history WHERE root_execution_id = ? AND outcome = 'delivered'",
+                        first.value()));
+        assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE root_execution_id = ?", first.value()),
+                "the cycle ended");
     }
 
     @Test
@@ -323,7 +341,8 @@ class DispatchIT {
                                     claimed_by, claim_token, lease_expires_at)
                 VALUES (?, ?, 'kv', ?, '{}', 1, now(), 'dead-node', ?, now() + interval '1 second')""",
                 id, app.value(), trigger.value(), zombie.value());
-        Instant leaseEnd = ((Timestamp) Sql.query("SELECT lease_expires_at FROM outbox WHERE id = ?", id).get(0)[0]).toInstant();
+        Instant leaseEnd = ((Timestamp) Sql.query("SELECT lease_expires_at FROM outbox WHERE id = ?", id).get(0)[0])
+                .toInstant();
         long recoveredBefore = counters.leasesRecovered();
 
         Eventually.until(WAIT, () -> recorder.count(id) == 1, () -> "not delivered after the lease");
@@ -398,7 +417,8 @@ class DispatchIT {
         assertFalse(triggers.find(app, gone).orElseThrow().enabled(), "the 410 in time did not disable its trigger");
         assertEquals("delivered", historyOutcome(new OutboxId(fine)));
         assertEquals(1, Sql.count("SELECT count(*) FROM dead_letters WHERE id = ?", fresh));
-        assertEquals(1, Sql.count("SELECT count(*) FROM dead_letters WHERE id = ?", orphan), "a 410 without its trigger sank the batch");
+        assertEquals(1, Sql.count("SELECT count(*) FROM dead_letters WHERE id = ?", orphan),
+                "a 410 without its trigger sank the batch");
         assertEquals(0, Sql.count("SELECT count(*) FROM dead_letters WHERE id = ?", late));
         Sql.update("DELETE FROM outbox WHERE id = ?", late);
     }

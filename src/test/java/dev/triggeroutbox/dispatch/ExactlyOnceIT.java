@@ -59,7 +59,8 @@ class ExactlyOnceIT {
     @Test
     void tenThousandRowsThreeDispatchersEachRowDeliveredOnce() throws Exception {
         AppId app = AppId.random();
-        TriggerId trigger = triggers.create(app, SourceKind.KV, TargetType.HANDLER, "recorder", null, null, null, true).id();
+        TriggerId trigger = triggers.create(app, SourceKind.KV, TargetType.HANDLER, "recorder", null, null, null, true)
+                .id();
         long start = System.nanoTime();
         Sql.update("""
                 INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload)
@@ -84,7 +85,8 @@ class ExactlyOnceIT {
         try {
             Eventually.until(Duration.ofMinutes(3),
                     () -> Sql.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", app.value()) == ROWS,
-                    () -> Sql.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", app.value()) + " finished");
+                    () -> Sql.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", app.value())
+                            + " finished");
         } finally {
             stop.set(true);
             for (Future<?> node : otherNodes) {
@@ -95,11 +97,15 @@ class ExactlyOnceIT {
         System.out.printf("exactly-once drain: %d rows in %.2f s (%.0f rows/s)%n", ROWS, seconds, ROWS / seconds);
 
         List<UUID> notOnce = ids.stream().filter(id -> recorder.count(id) != 1).toList();
-        assertTrue(notOnce.isEmpty(), notOnce.size() + " rows not delivered exactly once, e.g. " + notOnce.stream().limit(5).toList());
+        assertTrue(notOnce.isEmpty(),
+                notOnce.size() + " rows not delivered exactly once, e.g. " + notOnce.stream().limit(5).toList());
         assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app.value()));
-        assertEquals(ROWS, Sql.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered'", app.value()));
-        Map<Object, Long> byNode = Sql.query("SELECT finished_by, count(*) FROM delivery_history WHERE app_id = ? GROUP BY 1",
-                app.value()).stream().collect(Collectors.toMap(r -> r[0], r -> ((Number) r[1]).longValue()));
+        assertEquals(ROWS, Sql.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered'",
+                app.value()));
+        Map<Object, Long> byNode = Sql
+                .query("SELECT finished_by, count(*) FROM delivery_history WHERE app_id = ? GROUP BY 1",
+                        app.value())
+                .stream().collect(Collectors.toMap(r -> r[0], r -> ((Number) r[1]).longValue()));
         System.out.println("rows finished per dispatcher: " + byNode);
         assertTrue(byNode.size() >= 2, "more than one dispatcher should have taken part: " + byNode);
     }

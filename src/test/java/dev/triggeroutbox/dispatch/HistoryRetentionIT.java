@@ -95,7 +95,8 @@ class HistoryRetentionIT {
         assertEquals(1, ItDatabase.count("SELECT count(*) FROM delivery_history_it_old"));
 
         UUID trigger = client.createTrigger(app, TriggerDefinition.handler("http", "recorder"), Call.plain()).id();
-        UUID recent = client.enqueue(NewRow.of(app, "http", trigger, Json.createObjectBuilder().add("n", 1).build()).cascade(root, 0));
+        UUID recent = client.enqueue(
+                NewRow.of(app, "http", trigger, Json.createObjectBuilder().add("n", 1).build()).cascade(root, 0));
         Eventually.until(WAIT, () -> "delivered".equals(status(recent)), () -> status(recent));
         // a row that died earlier today, was replayed and is delivered now: two outcomes, the newer answers
         UUID replayed = UUID.randomUUID();
@@ -106,15 +107,19 @@ class HistoryRetentionIT {
                 VALUES (?, ?, 'http', ?, '{}', 0, ?, 3, 'receiver down', now() - interval '2 hours')""",
                 replayed, app, trigger, root);
         client.replayDeadLetter(replayed, Call.plain());
-        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE outbox_id = ?", replayed) == 2,
+        Eventually.until(WAIT,
+                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE outbox_id = ?", replayed) == 2,
                 () -> status(replayed));
-        assertEquals(3, ItDatabase.count("SELECT count(*) FROM delivery_history_it_today WHERE root_execution_id = ?", root),
+        assertEquals(3,
+                ItDatabase.count("SELECT count(*) FROM delivery_history_it_today WHERE root_execution_id = ?", root),
                 "the recent outcomes are in today's partition");
 
-        Eventually.until(NEXT_PASS, () -> ItDatabase.count("SELECT count(*) FROM pg_class WHERE relname = 'delivery_history_it_old'") == 0,
+        Eventually.until(NEXT_PASS,
+                () -> ItDatabase.count("SELECT count(*) FROM pg_class WHERE relname = 'delivery_history_it_old'") == 0,
                 () -> "the old partition is still there");
 
-        assertEquals(404, assertThrows(ProblemException.class, () -> client.status(old)).status(), "its row went with it");
+        assertEquals(404, assertThrows(ProblemException.class, () -> client.status(old)).status(),
+                "its row went with it");
         JsonObject delivered = client.status(recent).json();
         assertEquals("delivered", delivered.getString("status"), delivered.toString());
         assertEquals(root.toString(), delivered.getString("rootExecutionId"));

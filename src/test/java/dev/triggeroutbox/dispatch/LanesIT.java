@@ -154,13 +154,18 @@ class LanesIT {
         for (int i = 0; i < 4; i++) {
             publish("c", i);
         }
-        Eventually.until(WAIT, () -> receiver.rowsAt("/continue").size() == 4, () -> receiver.rowsAt("/continue").size() + " rows");
-        assertEquals(List.of(0, 1, 2, 3), arrivals("/continue").get("c"), "the dead head first, then the rest in order");
-        assertEquals(2, receiver.at("/continue").stream().filter(r -> body(r).getInt("i") == 0).count(), "two attempts of the head");
+        Eventually.until(WAIT, () -> receiver.rowsAt("/continue").size() == 4,
+                () -> receiver.rowsAt("/continue").size() + " rows");
+        assertEquals(List.of(0, 1, 2, 3), arrivals("/continue").get("c"),
+                "the dead head first, then the rest in order");
+        assertEquals(2, receiver.at("/continue").stream().filter(r -> body(r).getInt("i") == 0).count(),
+                "two attempts of the head");
         Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE trigger_id = ?"
                 + " AND outcome = 'delivered'", trigger) == 3, () -> "history");
-        assertEquals(1, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE trigger_id = ? AND ordering_key = 'c'", trigger));
-        assertEquals(0, ItDatabase.count("SELECT count(*) FROM lane_blocks WHERE lane = ?", trigger), "continue blocks nothing");
+        assertEquals(1, ItDatabase
+                .count("SELECT count(*) FROM dead_letters WHERE trigger_id = ? AND ordering_key = 'c'", trigger));
+        assertEquals(0, ItDatabase.count("SELECT count(*) FROM lane_blocks WHERE lane = ?", trigger),
+                "continue blocks nothing");
     }
 
     @Test
@@ -179,11 +184,13 @@ class LanesIT {
             publish("skipped", i);
             publish("free", i);
         }
-        Eventually.until(WAIT, () -> arrivals("/block").getOrDefault("free", List.of()).size() == 5, () -> arrivals("/block").toString());
+        Eventually.until(WAIT, () -> arrivals("/block").getOrDefault("free", List.of()).size() == 5,
+                () -> arrivals("/block").toString());
         Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM lane_blocks WHERE lane = ?", trigger) == 2,
                 () -> "blocks: " + ItDatabase.count("SELECT count(*) FROM lane_blocks WHERE lane = ?", trigger));
         assertEquals(List.of(0, 1, 2, 3, 4), arrivals("/block").get("free"), "the lane without a failure flowed");
-        assertEquals(List.of(0), arrivals("/block").get("retried"), "a blocked lane delivers nothing behind its dead head");
+        assertEquals(List.of(0), arrivals("/block").get("retried"),
+                "a blocked lane delivers nothing behind its dead head");
         assertEquals(List.of(0), arrivals("/block").get("skipped"));
 
         List<JsonObject> lanes = client.lanes(app, null);
@@ -198,18 +205,22 @@ class LanesIT {
 
         healthy.put("retried", true);
         assertEquals("blocked", client.retryLane(trigger, "retried").getString("state"));
-        Eventually.until(WAIT, () -> arrivals("/block").get("retried").size() == 5, () -> arrivals("/block").toString());
-        assertEquals(List.of(0, 1, 2, 3, 4), arrivals("/block").get("retried"), "the replayed head first, then the rest");
+        Eventually.until(WAIT, () -> arrivals("/block").get("retried").size() == 5,
+                () -> arrivals("/block").toString());
+        assertEquals(List.of(0, 1, 2, 3, 4), arrivals("/block").get("retried"),
+                "the replayed head first, then the rest");
 
         JsonObject skipped = client.skipLane(trigger, "skipped");
-        Eventually.until(WAIT, () -> arrivals("/block").get("skipped").size() == 5, () -> arrivals("/block").toString());
+        Eventually.until(WAIT, () -> arrivals("/block").get("skipped").size() == 5,
+                () -> arrivals("/block").toString());
         assertEquals(List.of(0, 1, 2, 3, 4), arrivals("/block").get("skipped"));
         UUID head = UUID.fromString(skipped.getString("headId"));
         assertEquals("dead", client.status(head).status(), "a skipped head stays dead");
         assertEquals("skipped", client.status(head).orderingKey());
 
         assertRefused(409, "lane-not-blocked", () -> client.skipLane(trigger, "skipped"));
-        assertEquals(1, ItDatabase.count("SELECT count(*) FROM admin_audit WHERE action = 'lane.skip' AND ? = ANY (target_ids)", head));
+        assertEquals(1, ItDatabase
+                .count("SELECT count(*) FROM admin_audit WHERE action = 'lane.skip' AND ? = ANY (target_ids)", head));
         assertEquals(0, client.lanes(app, null).size());
     }
 
@@ -222,7 +233,8 @@ class LanesIT {
         UUID trigger = trigger(webhook("/refused"));
         // raw bodies: two of these keys are no text at all, which the client cannot send
         for (String bad : List.of("\"\"", "\"" + "x".repeat(201) + "\"", "7", "{}")) {
-            Api.Reply r = api.post(ADMIN, "apps/" + app + "/events", "{\"sourceKind\":\"kv\",\"payload\":1,\"orderingKey\":" + bad + "}");
+            Api.Reply r = api.post(ADMIN, "apps/" + app + "/events",
+                    "{\"sourceKind\":\"kv\",\"payload\":1,\"orderingKey\":" + bad + "}");
             assertEquals(400, r.status(), bad + ": " + r);
             assertTrue(r.isProblem() && r.body().contains("orderingKey"), r.toString());
         }
@@ -234,12 +246,15 @@ class LanesIT {
         assertEquals(1, ItDatabase.everythingOf(app), "a refused call wrote nothing (the app has its trigger only)");
 
         ProblemException policy = assertRefused(400, "validation",
-                () -> client.createTrigger(app, TriggerDefinition.handler("kv", "x").onDeadLetter("stop"), Call.plain()));
+                () -> client.createTrigger(app, TriggerDefinition.handler("kv", "x").onDeadLetter("stop"),
+                        Call.plain()));
         assertTrue(fields(policy).contains("onDeadLetter"), policy.errors().toString());
 
         // a lane without its trigger or its key: more than the client sends
-        assertEquals(400, api.post(ADMIN, "admin/lanes/skip", "{\"orderingKey\":\"a\"}").status(), "a lane needs its trigger");
-        assertEquals(400, api.post(ADMIN, "admin/lanes/retry", "{\"triggerId\":\"" + trigger + "\"}").status(), "and its key");
+        assertEquals(400, api.post(ADMIN, "admin/lanes/skip", "{\"orderingKey\":\"a\"}").status(),
+                "a lane needs its trigger");
+        assertEquals(400, api.post(ADMIN, "admin/lanes/retry", "{\"triggerId\":\"" + trigger + "\"}").status(),
+                "and its key");
         assertEquals(404, assertThrows(ProblemException.class, () -> client.skipLane(UUID.randomUUID(), "a")).status());
         assertRefused(409, "lane-not-stuck", () -> client.retryLane(trigger, "a"));
         try (OutboxClient producer = ItClients.client(base, PRODUCER_A)) {

@@ -62,8 +62,9 @@ class ShutdownIT {
      */
     @Deployment(name = SLOW_WEBHOOKS_WAR, managed = false, testable = false)
     static WebArchive slowWebhooks() {
-        return ShrinkWrap.create(WebArchive.class, "outbox-slow-webhooks.war").merge(Deployments.outbox()).addAsLibrary(ShrinkWrap.create(JavaArchive.class, "shutdown-it-config.jar")
-                .addAsManifestResource(new StringAsset("""
+        return ShrinkWrap.create(WebArchive.class, "outbox-slow-webhooks.war").merge(Deployments.outbox())
+                .addAsLibrary(ShrinkWrap.create(JavaArchive.class, "shutdown-it-config.jar")
+                        .addAsManifestResource(new StringAsset("""
                         config_ordinal=500
                         outbox.webhook.timeout-ms=5000
                         outbox.delivery.timeout-ms=6000
@@ -134,14 +135,17 @@ class ShutdownIT {
 
         assertEquals(0, claimed(app), "rows left claimed by the stopped node (they would wait for their lease)");
         assertEquals(0, ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app),
-                () -> "rows left to deliver again: " + ItDatabase.text("SELECT string_agg(DISTINCT last_error, ' | ') FROM outbox WHERE app_id = ?", app));
+                () -> "rows left to deliver again: " + ItDatabase
+                        .text("SELECT string_agg(DISTINCT last_error, ' | ') FROM outbox WHERE app_id = ?", app));
         assertEquals(WEBHOOK_ROWS, ItDatabase.count(
-                "SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered' AND attempt_count = 1", app),
+                "SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered' AND attempt_count = 1",
+                app),
                 "every request the receiver answered is finished as delivered, at its first attempt");
         assertEquals(WEBHOOK_ROWS, receiver.at("/slow").size(), "each row received once");
         String drained = lastDrainLine();
         System.out.println("shutdown: " + drained);
-        assertTrue(drained.contains(WEBHOOK_ROWS + " row(s) in flight; finished " + WEBHOOK_ROWS + " delivered"), drained);
+        assertTrue(drained.contains(WEBHOOK_ROWS + " row(s) in flight; finished " + WEBHOOK_ROWS + " delivered"),
+                drained);
     }
 
     @Test
@@ -152,17 +156,20 @@ class ShutdownIT {
         // one row first, so that the node's delivery threads are up when the others come
         UUID warmUp = UUID.randomUUID();
         rows(warmUp, trigger(warmUp, "{\"type\":\"handler\",\"name\":\"gate\"}"), 1);
-        Eventually.until(Duration.ofSeconds(10), () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", warmUp) == 1,
+        Eventually.until(Duration.ofSeconds(10),
+                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", warmUp) == 1,
                 () -> "the first row was not delivered");
         // the gate handler holds each delivery 900 ms (nobody opens it here): 16 run, 24 wait for a thread
         rows(app, gate, HANDLER_ROWS);
-        Eventually.until(Duration.ofSeconds(10), () -> claimed(app) == HANDLER_ROWS, () -> claimed(app) + " rows claimed");
+        Eventually.until(Duration.ofSeconds(10), () -> claimed(app) == HANDLER_ROWS,
+                () -> claimed(app) + " rows claimed");
 
         undeployNow();
 
         assertEquals(0, claimed(app), "rows left claimed by the stopped node (they would wait for their lease)");
         long delivered = ItDatabase.count(
-                "SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered' AND attempt_count = 1", app);
+                "SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered' AND attempt_count = 1",
+                app);
         long givenBack = ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ? AND attempt_count = 0", app);
         assertTrue(delivered > 0, "the deliveries that were running are finished as delivered");
         assertTrue(givenBack > 0, "the rows that never got a thread are given back unstarted");
@@ -172,8 +179,10 @@ class ShutdownIT {
 
         deploy(WAR);
         Eventually.until(Duration.ofSeconds(30), () -> ItDatabase.count(
-                "SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered'", app) == HANDLER_ROWS,
-                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", app) + " of " + HANDLER_ROWS
+                "SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered'",
+                app) == HANDLER_ROWS,
+                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", app) + " of "
+                        + HANDLER_ROWS
                         + " finished after the redeploy");
         assertEquals(HANDLER_ROWS, ItDatabase.count(
                 "SELECT count(*) FROM delivery_history WHERE app_id = ? AND attempt_count = 1", app),

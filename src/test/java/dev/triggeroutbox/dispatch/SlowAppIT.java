@@ -108,8 +108,10 @@ class SlowAppIT {
     private static long everyRowOfAEnded(UUID a, int rows, Duration within) {
         Eventually.until(within,
                 () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", a) == rows,
-                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", a) + " of A's rows finished");
-        long delivered = ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered'", a);
+                () -> ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", a)
+                        + " of A's rows finished");
+        long delivered = ItDatabase
+                .count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND outcome = 'delivered'", a);
         assertEquals(rows - delivered, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", a));
         return delivered;
     }
@@ -132,11 +134,14 @@ class SlowAppIT {
         rows(b, fast, B_ROWS);
         ArrivalsOfB arrived = arrivalsOfB(enqueued);
         long aBefore = rowsOfAReceivedBefore(arrived.last());
-        System.out.printf("slow app: B's slowest row took %d ms from its commit to its receiver; A's receiver answers after "
-                + "%d ms and had got %d of A's %d rows by B's last%n", arrived.slowestMillis(), SLOW_MILLIS, aBefore, A_ROWS);
+        System.out.printf(
+                "slow app: B's slowest row took %d ms from its commit to its receiver; A's receiver answers after "
+                        + "%d ms and had got %d of A's %d rows by B's last%n",
+                arrived.slowestMillis(), SLOW_MILLIS, aBefore, A_ROWS);
         // A's backlog still waits (most of its rows unsent) while each of B's rows arrives sooner than one of A's answers:
         // none of B's rows waited for a permit or a connection A held
-        assertTrue(aBefore < A_ROWS / 2, aBefore + " of A's rows had reached its receiver by B's last: A's backlog was gone");
+        assertTrue(aBefore < A_ROWS / 2,
+                aBefore + " of A's rows had reached its receiver by B's last: A's backlog was gone");
         assertTrue(arrived.slowestMillis() < SLOW_MILLIS, "B's slowest row arrived " + arrived.slowestMillis()
                 + " ms after its commit: it waited behind A's slow receiver (" + SLOW_MILLIS + " ms per answer)");
 
@@ -144,7 +149,8 @@ class SlowAppIT {
         // webhook timeout three times on this busy machine; each delivered one reached A's receiver
         long delivered = everyRowOfAEnded(a, A_ROWS, Duration.ofSeconds(60));
         List<Receiver.Request> rowsOfA = receiverOfA.rowsAt("/a");
-        assertTrue(rowsOfA.size() >= delivered, rowsOfA.size() + " rows of A reached its receiver, " + delivered + " delivered");
+        assertTrue(rowsOfA.size() >= delivered,
+                rowsOfA.size() + " rows of A reached its receiver, " + delivered + " delivered");
     }
 
     @Test
@@ -166,16 +172,19 @@ class SlowAppIT {
         rows(b, quiet, B_ROWS);
         ArrivalsOfB arrived = arrivalsOfB(enqueued);
         long aBefore = rowsOfAReceivedBefore(arrived.last());
-        System.out.printf("flood: B's slowest row took %d ms from its commit to its receiver; A's receiver had got %d of "
-                + "A's %d rows by B's last%n", arrived.slowestMillis(), aBefore, FLOOD_ROWS);
-        assertTrue(aBefore < FLOOD_ROWS / 2, aBefore + " of A's " + FLOOD_ROWS + " rows had reached its receiver by B's "
-                + "last: B's rows waited behind A's backlog");
+        System.out
+                .printf("flood: B's slowest row took %d ms from its commit to its receiver; A's receiver had got %d of "
+                        + "A's %d rows by B's last%n", arrived.slowestMillis(), aBefore, FLOOD_ROWS);
+        assertTrue(aBefore < FLOOD_ROWS / 2,
+                aBefore + " of A's " + FLOOD_ROWS + " rows had reached its receiver by B's "
+                        + "last: B's rows waited behind A's backlog");
 
         // A's backlog drains all the same: every row ends delivered, or dead-lettered where its answers passed the
         // 800 ms webhook timeout three times on this busy machine (Payara Micro once: 5 of 20,000)
         long delivered = everyRowOfAEnded(a, FLOOD_ROWS, Duration.ofSeconds(120));
-        assertTrue(delivered >= FLOOD_ROWS * 99 / 100, () -> delivered + " of A's " + FLOOD_ROWS + " rows delivered; why the "
-                + "others were not: " + ItDatabase.text("""
+        assertTrue(delivered >= FLOOD_ROWS * 99 / 100,
+                () -> delivered + " of A's " + FLOOD_ROWS + " rows delivered; why the "
+                        + "others were not: " + ItDatabase.text("""
                         SELECT string_agg(n || ' × ' || last_error, '; ') FROM (
                             SELECT count(*) AS n, last_error FROM dead_letters WHERE app_id = ?
                             GROUP BY last_error ORDER BY count(*) DESC LIMIT 3) e""", a));

@@ -96,7 +96,8 @@ class TwoNodesIT {
 
     @Test
     void invokeOnOneNodeIsAnsweredWithTheReplyDeliveredByTheOther() {
-        receiver.script("/answer", n -> new Receiver.Answer(200, Map.of("Content-Type", "application/json"), "{\"answer\":" + n + "}"));
+        receiver.script("/answer",
+                n -> new Receiver.Answer(200, Map.of("Content-Type", "application/json"), "{\"answer\":" + n + "}"));
         UUID trigger = other.createTrigger(app, webhook("http", "/answer"), Call.plain()).id();
         for (int i = 1; i <= 3; i++) {
             OutboxClient.Invoked r = other.invoke(app, trigger, Json.createObjectBuilder().add("question", i).build(),
@@ -105,14 +106,16 @@ class TwoNodesIT {
             assertEquals(i, json(r.body()).getInt("answer"), "each caller gets its own reply");
         }
         assertEquals(3, receiver.rowsAt("/answer").size(), "one row per invoke");
-        assertEquals(3, ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND finished_by = 'it-node-1'", app));
+        assertEquals(3, ItDatabase
+                .count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND finished_by = 'it-node-1'", app));
     }
 
     @Test
     void aLateReplyIsFetchedFromTheNodeThatWasAsked() {
         receiver.script("/slow", n -> new Receiver.Answer(200, Map.of(), "{\"late\":true}", 500));
         UUID trigger = other.createTrigger(app, webhook("http", "/slow"), Call.plain()).id();
-        OutboxClient.Invoked r = other.invoke(app, trigger, JsonValue.EMPTY_JSON_OBJECT, Duration.ofMillis(50), Call.plain());
+        OutboxClient.Invoked r = other.invoke(app, trigger, JsonValue.EMPTY_JSON_OBJECT, Duration.ofMillis(50),
+                Call.plain());
         assertEquals(202, r.status(), r.toString());
         assertNotNull(r.later());
         Eventually.until(WAIT, () -> other.reply(r.later()).answered(), () -> other.reply(r.later()).toString());
@@ -134,7 +137,8 @@ class TwoNodesIT {
         UUID trigger = first.createTrigger(app, everySecond, Call.plain()).id();
         Eventually.until(WAIT, () -> receiver.at("/tick").size() >= 8, () -> receiver.at("/tick").size() + " fires");
         other.replaceTrigger(app, trigger, everySecond.enabled(false));
-        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0, () -> "rows left");
+        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0,
+                () -> "rows left");
         Set<Instant> fires = new HashSet<>();
         for (Receiver.Request tick : receiver.rowsAt("/tick")) {
             JsonObject cron = json(tick.body()).getJsonObject("cron");

@@ -79,7 +79,8 @@ class EmailIT {
         receiver = new Receiver();
         path = "/mail-" + UUID.randomUUID();
         receiver.script(path, n -> Receiver.Answer.of(204));
-        trigger = admin.createTrigger(APP_A, TriggerDefinition.webhook("email", URI.create(receiver.url(path))).maxAttempts(10),
+        trigger = admin.createTrigger(APP_A,
+                TriggerDefinition.webhook("email", URI.create(receiver.url(path))).maxAttempts(10),
                 Call.plain()).id();
     }
 
@@ -99,7 +100,8 @@ class EmailIT {
     private JsonObject deliveredOnce(Api.Reply r) {
         assertEquals(202, r.status(), r.toString());
         String row = r.object().getJsonArray("rows").getValuesAs(JsonObject.class).stream()
-                .filter(o -> o.getString("triggerId").equals(trigger.toString())).findFirst().orElseThrow().getString("id");
+                .filter(o -> o.getString("triggerId").equals(trigger.toString())).findFirst().orElseThrow()
+                .getString("id");
         Eventually.until(WAIT, () -> "delivered".equals(producer.status(UUID.fromString(row)).status()),
                 () -> producer.status(UUID.fromString(row)).json().toString());
         // one row; a busy machine may see an attempt time out and come again, always as the same row
@@ -119,7 +121,8 @@ class EmailIT {
     private String announceOnly(String path, long length) throws IOException {
         try (Socket socket = new Socket(base.getHost(), base.getPort())) {
             socket.setSoTimeout((int) WAIT.toMillis());
-            String credentials = Base64.getEncoder().encodeToString((PRODUCER_A + ":" + ItUsers.PASSWORD).getBytes(StandardCharsets.UTF_8));
+            String credentials = Base64.getEncoder()
+                    .encodeToString((PRODUCER_A + ":" + ItUsers.PASSWORD).getBytes(StandardCharsets.UTF_8));
             socket.getOutputStream().write(("POST " + base.getPath() + "api/v1/" + path + " HTTP/1.1\r\n"
                     + "Host: " + base.getHost() + ":" + base.getPort() + "\r\n"
                     + "Authorization: Basic " + credentials + "\r\n"
@@ -140,12 +143,14 @@ class EmailIT {
         return ItDatabase.count("""
                 SELECT (SELECT count(*) FROM outbox WHERE app_id = ? AND source_kind = 'email')
                      + (SELECT count(*) FROM delivery_history WHERE app_id = ? AND source_kind = 'email')
-                     + (SELECT count(*) FROM dead_letters WHERE app_id = ? AND source_kind = 'email')""", APP_A, APP_A, APP_A);
+                     + (SELECT count(*) FROM dead_letters WHERE app_id = ? AND source_kind = 'email')""", APP_A, APP_A,
+                APP_A);
     }
 
     @Test
     void aRawMultipartMailArrivesWithItsFieldsAndOnlyTheMetadataOfItsAttachment() {
-        JsonObject mail = deliveredOnce(api.post(PRODUCER_A, "apps/" + APP_A + "/email", "message/rfc822", SampleMails.MULTIPART, Map.of()));
+        JsonObject mail = deliveredOnce(
+                api.post(PRODUCER_A, "apps/" + APP_A + "/email", "message/rfc822", SampleMails.MULTIPART, Map.of()));
         assertEquals("\"Jürgen\" <juergen@example.com>", mail.getString("from"));
         assertEquals(List.of("Orders <orders@shop.example>", "support@shop.example"),
                 mail.getJsonArray("to").getValuesAs(jakarta.json.JsonString::getString));
@@ -160,7 +165,8 @@ class EmailIT {
         assertEquals("invoice.pdf", attachment.getString("filename"));
         assertEquals("application/pdf", attachment.getString("contentType"));
         assertEquals(54, attachment.getInt("size"));
-        assertFalse(receiver.at(path).get(0).body().contains(SampleMails.PDF_BASE64.substring(0, 20)), "the attachment's content is not kept");
+        assertFalse(receiver.at(path).get(0).body().contains(SampleMails.PDF_BASE64.substring(0, 20)),
+                "the attachment's content is not kept");
     }
 
     @Test
@@ -175,7 +181,9 @@ class EmailIT {
         assertEquals("Order 7", mail.getString("subject"));
         assertEquals("please send 7", mail.getString("text"));
         assertEquals("<b>7</b>", mail.getString("html"));
-        assertEquals(Json.createObjectBuilder().add("filename", "list.csv").add("contentType", "text/csv").add("size", 120).build(),
+        assertEquals(
+                Json.createObjectBuilder().add("filename", "list.csv").add("contentType", "text/csv").add("size", 120)
+                        .build(),
                 mail.getJsonArray("attachments").getJsonObject(0));
     }
 
@@ -196,7 +204,8 @@ class EmailIT {
         assertEquals(400, badJson.status(), badJson.toString());
         assertEquals(List.of("attachments[0].contentType", "attachments[0].size", "bcc", "from", "to"),
                 badJson.object().getJsonArray("errors").getValuesAs(JsonObject.class).stream()
-                        .map(e -> e.getString("field")).sorted().toList(), badJson.toString());
+                        .map(e -> e.getString("field")).sorted().toList(),
+                badJson.toString());
         // the body limit (outbox.email.max-bytes, 8 MiB) and the payload limit of the event made from it
         String huge = announceOnly(email, 8 * 1024 * 1024 + 1);
         assertTrue(huge.startsWith("HTTP/1.1 413"), huge);
@@ -206,7 +215,9 @@ class EmailIT {
         assertEquals(413, longText.status(), longText.toString());
         assertTrue(longText.isProblem(), longText.toString());
         // another app's endpoint does not exist for this producer; no role, no mail
-        assertEquals(404, api.post(PRODUCER_A, "apps/" + APP_B + "/email", "message/rfc822", SampleMails.MULTIPART, Map.of()).status());
+        assertEquals(404,
+                api.post(PRODUCER_A, "apps/" + APP_B + "/email", "message/rfc822", SampleMails.MULTIPART, Map.of())
+                        .status());
         assertEquals(403, api.post(NOBODY, email, "message/rfc822", SampleMails.MULTIPART, Map.of()).status());
         assertEquals(401, api.post(null, email, "message/rfc822", SampleMails.MULTIPART, Map.of()).status());
         Api.Reply text = api.post(PRODUCER_A, email, "text/plain", "hello", Map.of());
@@ -220,8 +231,10 @@ class EmailIT {
     @Test
     void anIdempotencyKeyMakesARetriedMailOneEvent() {
         Map<String, String> key = Map.of("Idempotency-Key", "mail-" + UUID.randomUUID());
-        Api.Reply first = api.post(PRODUCER_A, "apps/" + APP_A + "/email", "message/rfc822", SampleMails.MULTIPART, key);
-        Api.Reply again = api.post(PRODUCER_A, "apps/" + APP_A + "/email", "message/rfc822", SampleMails.MULTIPART, key);
+        Api.Reply first = api.post(PRODUCER_A, "apps/" + APP_A + "/email", "message/rfc822", SampleMails.MULTIPART,
+                key);
+        Api.Reply again = api.post(PRODUCER_A, "apps/" + APP_A + "/email", "message/rfc822", SampleMails.MULTIPART,
+                key);
         assertEquals(first.body(), again.body());
         deliveredOnce(first);
     }

@@ -84,7 +84,8 @@ class HoldsIT {
 
     private String webhook(UUID owner, String path) {
         receiver.script(path, n -> Receiver.Answer.of(204));
-        return client.createTrigger(owner, TriggerDefinition.webhook("kv", URI.create(receiver.url(path))), Call.plain())
+        return client
+                .createTrigger(owner, TriggerDefinition.webhook("kv", URI.create(receiver.url(path))), Call.plain())
                 .id().toString();
     }
 
@@ -93,7 +94,8 @@ class HoldsIT {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             client.publish(owner, Event.of("kv", Json.createObjectBuilder().add("i", i).build())).stream()
-                    .filter(row -> row.triggerId().toString().equals(trigger)).forEach(row -> ids.add(row.id().toString()));
+                    .filter(row -> row.triggerId().toString().equals(trigger))
+                    .forEach(row -> ids.add(row.id().toString()));
         }
         assertEquals(n, ids.size());
         return ids;
@@ -123,8 +125,9 @@ class HoldsIT {
     }
 
     private long parked(String trigger) {
-        return ItDatabase.count("SELECT count(*) FROM outbox WHERE trigger_id = ?::uuid AND next_attempt_at = 'infinity'"
-                + " AND held_due_at IS NOT NULL", trigger);
+        return ItDatabase
+                .count("SELECT count(*) FROM outbox WHERE trigger_id = ?::uuid AND next_attempt_at = 'infinity'"
+                        + " AND held_due_at IS NOT NULL", trigger);
     }
 
     @Test
@@ -135,7 +138,8 @@ class HoldsIT {
         assertTrue(client.trigger(app, UUID.fromString(held)).held());
 
         List<String> ids = publish(app, ROWS, held);
-        Eventually.until(WAIT, () -> receiver.at("/free").size() == ROWS, () -> receiver.at("/free").size() + " at /free");
+        Eventually.until(WAIT, () -> receiver.at("/free").size() == ROWS,
+                () -> receiver.at("/free").size() + " at /free");
         // the dispatcher's tick parks them out of the due order
         Eventually.until(WAIT, () -> parked(held) == ROWS, () -> parked(held) + " parked");
         assertEquals(0, receiver.at("/held").size(), "a held trigger's row was delivered");
@@ -146,14 +150,16 @@ class HoldsIT {
             assertFalse(row.isNull("nextAttemptAt") || row.getString("nextAttemptAt").startsWith("+"), row.toString());
         }
         // the console's totals count them (measured at most a few seconds apart; other tests' rows may be held too)
-        Eventually.until(WAIT, () -> client.stats().getJsonNumber("held").longValue() >= ROWS, () -> client.stats().toString());
+        Eventually.until(WAIT, () -> client.stats().getJsonNumber("held").longValue() >= ROWS,
+                () -> client.stats().toString());
 
         // by hand: with the empty object the API also takes as no body
         Api.Reply again = api.post(ADMIN, "apps/" + app + "/triggers/" + held + "/hold", "{}");
         assertEquals(200, again.status(), "a hold of a held trigger answers as it stands: " + again);
         assertFalse(client.releaseTrigger(app, UUID.fromString(held)).held());
 
-        Eventually.until(WAIT, () -> receiver.at("/held").size() >= ROWS, () -> receiver.at("/held").size() + " at /held");
+        Eventually.until(WAIT, () -> receiver.at("/held").size() >= ROWS,
+                () -> receiver.at("/held").size() + " at /held");
         assertEquals(expected(ROWS), payloads("/held"), "every held row, once");
         assertEquals(ROWS, receiver.at("/held").size(), "no row twice");
         for (String id : ids) {
@@ -175,20 +181,24 @@ class HoldsIT {
 
         List<String> ids = publish(app, ROWS, heldTrigger);
         publish(other, ROWS, webhookId(other));
-        Eventually.until(WAIT, () -> receiver.at("/app-free").size() == ROWS, () -> receiver.at("/app-free").size() + " at /app-free");
+        Eventually.until(WAIT, () -> receiver.at("/app-free").size() == ROWS,
+                () -> receiver.at("/app-free").size() + " at /app-free");
         assertEquals(0, receiver.at("/app-held").size(), "a held app's row was delivered");
         assertEquals("held", row(ids.get(0)).getString("status"));
 
-        assertRefused(409, "held", () -> client.invoke(app, UUID.fromString(heldTrigger), Json.createValue(1), Duration.ofSeconds(1),
-                Call.plain()));
+        assertRefused(409, "held",
+                () -> client.invoke(app, UUID.fromString(heldTrigger), Json.createValue(1), Duration.ofSeconds(1),
+                        Call.plain()));
 
         assertTrue(client.holdApp(app).getBoolean("held"), "a second hold changes nothing");
         assertFalse(client.releaseApp(app).getBoolean("held"));
-        Eventually.until(WAIT, () -> receiver.at("/app-held").size() >= ROWS, () -> receiver.at("/app-held").size() + " at /app-held");
+        Eventually.until(WAIT, () -> receiver.at("/app-held").size() >= ROWS,
+                () -> receiver.at("/app-held").size() + " at /app-held");
         assertEquals(expected(ROWS), payloads("/app-held"));
         assertEquals(ROWS, receiver.at("/app-held").size(), "no row twice");
         assertEquals(List.of("app.release", "app.hold"), actions(app.toString()), "one hold, one release");
-        assertEquals(0, client.releaseApp(app).getInt("releasedRows"), "a release of an app not on hold puts nothing back");
+        assertEquals(0, client.releaseApp(app).getInt("releasedRows"),
+                "a release of an app not on hold puts nothing back");
     }
 
     private String webhookId(UUID owner) {
@@ -206,14 +216,17 @@ class HoldsIT {
         List<String> ids = publish(app, ROWS, trigger);
         assertFalse(client.replaceTrigger(app, id, definition.enabled(false)).enabled());
         assertFalse(client.releaseTrigger(app, id).held());
-        Eventually.until(WAIT, () -> receiver.at("/enabled").size() == ROWS, () -> receiver.at("/enabled").size() + " at /enabled");
+        Eventually.until(WAIT, () -> receiver.at("/enabled").size() == ROWS,
+                () -> receiver.at("/enabled").size() + " at /enabled");
         Eventually.until(WAIT, () -> parked(trigger) == ROWS, () -> parked(trigger) + " parked");
-        assertEquals(0, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app), "rows of a disabled trigger dead-lettered");
+        assertEquals(0, ItDatabase.count("SELECT count(*) FROM dead_letters WHERE app_id = ?", app),
+                "rows of a disabled trigger dead-lettered");
         assertEquals(0, receiver.at("/disabled").size());
         assertEquals("held", row(ids.get(0)).getString("status"));
 
         assertTrue(client.replaceTrigger(app, id, definition.enabled(true)).enabled());
-        Eventually.until(WAIT, () -> receiver.at("/disabled").size() >= ROWS, () -> receiver.at("/disabled").size() + " at /disabled");
+        Eventually.until(WAIT, () -> receiver.at("/disabled").size() >= ROWS,
+                () -> receiver.at("/disabled").size() + " at /disabled");
         assertEquals(expected(ROWS), payloads("/disabled"));
         assertEquals(0, parked(trigger));
     }

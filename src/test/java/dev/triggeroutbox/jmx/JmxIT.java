@@ -67,7 +67,8 @@ class JmxIT {
     /** The Payara Micro process the tests deploy to (the newest, should an earlier one still be exiting). */
     private static long payaraMicro() {
         return ProcessHandle.allProcesses()
-                .filter(p -> p.info().commandLine().map(c -> c.contains("payara-micro") && c.contains("--postbootcommandfile")).orElse(false))
+                .filter(p -> p.info().commandLine()
+                        .map(c -> c.contains("payara-micro") && c.contains("--postbootcommandfile")).orElse(false))
                 .max(java.util.Comparator.comparing(p -> p.info().startInstant().orElse(java.time.Instant.MIN)))
                 .orElseThrow(() -> new IllegalStateException("no Payara Micro process found"))
                 .pid();
@@ -96,15 +97,18 @@ class JmxIT {
 
     @Test
     void aJmxConsoleSeesTheTotalsAndTheNodeAndPausesDispatching() throws Exception {
-        OutboxMXBean outbox = JMX.newMXBeanProxy(server, new ObjectName("dev.triggeroutbox:type=Outbox"), OutboxMXBean.class);
-        DispatcherMXBean node = JMX.newMXBeanProxy(server, new ObjectName("dev.triggeroutbox:type=Dispatcher"), DispatcherMXBean.class);
+        OutboxMXBean outbox = JMX.newMXBeanProxy(server, new ObjectName("dev.triggeroutbox:type=Outbox"),
+                OutboxMXBean.class);
+        DispatcherMXBean node = JMX.newMXBeanProxy(server, new ObjectName("dev.triggeroutbox:type=Dispatcher"),
+                DispatcherMXBean.class);
 
         // the totals are the console's, from the same snapshot
         JsonObject stats = client.stats();
         Eventually.until(WAIT, () -> outbox.getCountsAsOf().equals(client.stats().getString("asOf"))
-                        && outbox.getDead() == client.stats().getJsonNumber("dead").longValue(),
+                && outbox.getDead() == client.stats().getJsonNumber("dead").longValue(),
                 () -> outbox.getCountsAsOf() + " dead " + outbox.getDead() + " vs " + stats);
-        assertTrue(OffsetDateTime.parse(outbox.getCountsAsOf()).isAfter(OffsetDateTime.now().minusMinutes(1)), outbox.getCountsAsOf());
+        assertTrue(OffsetDateTime.parse(outbox.getCountsAsOf()).isAfter(OffsetDateTime.now().minusMinutes(1)),
+                outbox.getCountsAsOf());
         assertTrue(outbox.getPending() >= 0 && outbox.getScheduled() >= 0 && outbox.getOldestDueAgeSeconds() >= 0);
 
         assertEquals("it-node-1", node.getNodeName());
@@ -135,7 +139,8 @@ class JmxIT {
         assertTrue(outbox.getHeld() >= 0);
         assertEquals(0, outbox.releaseApp(app), "nothing was waiting");
         assertEquals(java.util.List.of("app.release", "app.hold"), admin.audit(null, app, null, null)
-                .getJsonArray("items").stream().map(e -> e.asJsonObject().getString("principal") + ":" + e.asJsonObject().getString("action"))
+                .getJsonArray("items").stream()
+                .map(e -> e.asJsonObject().getString("principal") + ":" + e.asJsonObject().getString("action"))
                 .map(a -> a.replace("jmx:", "")).toList());
     }
 }

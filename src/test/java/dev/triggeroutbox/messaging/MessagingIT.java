@@ -111,9 +111,12 @@ class MessagingIT {
             UUID root = UUID.randomUUID();
             String marker = UUID.randomUUID().toString();
             String traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-            Api.Reply published = api.post(PRODUCER_A, "apps/" + APP_A + "/events", "application/json", """
+            Api.Reply published = api
+                    .post(PRODUCER_A, "apps/" + APP_A + "/events", "application/json",
+                            """
                     {"sourceKind":"kv","payload":{"key":"order","marker":"%s","n":[1,2]},"rootExecutionId":"%s","triggerDepth":1}"""
-                    .formatted(marker, root), Map.of("traceparent", traceparent, "tracestate", "rojo=1"));
+                                    .formatted(marker, root),
+                            Map.of("traceparent", traceparent, "tracestate", "rojo=1"));
             assertEquals(202, published.status(), published.toString());
             String row = published.object().getJsonArray("rows").getValuesAs(JsonObject.class).stream()
                     .filter(r -> r.getString("triggerId").equals(trigger)).findFirst().orElseThrow().getString("id");
@@ -136,15 +139,18 @@ class MessagingIT {
                 // a trace context, under the property names OpenTelemetry's JMS instrumentation reads. Not the test's own:
                 // this server traces (opentelemetry subsystem), and its instrumented REST client, which this in-server
                 // test calls through, sends a span of its own instead. Exact pass-through: TraceContextIT; spans: SpansIT.
-                assertNotNull(TraceContext.parse(m.getStringProperty("traceparent"), null), m.getStringProperty("traceparent"));
-                Eventually.until(WAIT, () -> "delivered".equals(api.get(PRODUCER_A, "outbox/" + row).object().getString("status")),
+                assertNotNull(TraceContext.parse(m.getStringProperty("traceparent"), null),
+                        m.getStringProperty("traceparent"));
+                Eventually.until(WAIT,
+                        () -> "delivered".equals(api.get(PRODUCER_A, "outbox/" + row).object().getString("status")),
                         () -> api.get(PRODUCER_A, "outbox/" + row).toString());
                 assertEquals(1, api.get(PRODUCER_A, "outbox/" + row).object().getInt("attemptCount"));
                 // delivered means sent: a second message for the row would already be on the queue
                 assertNull(consumer.receiveNoWait(), "a second message for row " + row);
 
                 // request/reply: the answer names the message the broker took
-                Api.Reply invoked = api.post(PRODUCER_A, "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=20000",
+                Api.Reply invoked = api.post(PRODUCER_A,
+                        "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=20000",
                         "{\"payload\":{\"invoked\":true}}");
                 assertEquals(200, invoked.status(), invoked.toString());
                 Message second = consumer.receiveNoWait();
@@ -165,7 +171,8 @@ class MessagingIT {
     void aJmsTriggerNeedsADestinationBoundOnThisServer() {
         UUID app = UUID.randomUUID();
         try (Api api = new Api(base)) {
-            for (String destination : List.of("java:global/jms/no-such-queue", "ldap://127.0.0.1:1389/x", "jms/queue/relative")) {
+            for (String destination : List.of("java:global/jms/no-such-queue", "ldap://127.0.0.1:1389/x",
+                    "jms/queue/relative")) {
                 Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers", """
                         {"sourceKind":"kv","target":{"type":"jms","destination":"%s"}}""".formatted(destination));
                 assertEquals(422, r.status(), r.toString());
@@ -183,12 +190,15 @@ class MessagingIT {
     void aTopicMessageBecomesOnePubsubEventForTheMappedApp() throws Exception {
         UUID pubsubTrigger = UUID.randomUUID();
         UUID kvTrigger = UUID.randomUUID();
-        Sql.update("INSERT INTO triggers (id, app_id, source_kind, target_type, target) VALUES (?, ?, 'pubsub', 'handler', 'recorder')",
+        Sql.update(
+                "INSERT INTO triggers (id, app_id, source_kind, target_type, target) VALUES (?, ?, 'pubsub', 'handler', 'recorder')",
                 pubsubTrigger, PUBSUB_APP);
-        Sql.update("INSERT INTO triggers (id, app_id, source_kind, target_type, target) VALUES (?, ?, 'kv', 'handler', 'recorder')",
+        Sql.update(
+                "INSERT INTO triggers (id, app_id, source_kind, target_type, target) VALUES (?, ?, 'kv', 'handler', 'recorder')",
                 kvTrigger, PUBSUB_APP);
         // the consumer started before the topic was deployed: it must have found it since
-        Eventually.until(WAIT, () -> pubsub.consumingTopics().contains(TOPIC), () -> "consuming " + pubsub.consumingTopics());
+        Eventually.until(WAIT, () -> pubsub.consumingTopics().contains(TOPIC),
+                () -> "consuming " + pubsub.consumingTopics());
 
         String marker = UUID.randomUUID().toString();
         Topic topic = (Topic) new InitialContext().lookup(TOPIC);
@@ -215,7 +225,8 @@ class MessagingIT {
             if (payload.get("body").getValueType() == jakarta.json.JsonValue.ValueType.OBJECT) {
                 fromJson = payload;
                 // the row is in the message's trace (a child of it: this server makes spans, platform/Tracing)
-                assertEquals(MESSAGE_TRACE.substring(3, 35), TraceContext.parse(r.delivery().traceparent(), null).traceId());
+                assertEquals(MESSAGE_TRACE.substring(3, 35),
+                        TraceContext.parse(r.delivery().traceparent(), null).traceId());
             } else {
                 fromText = payload;
                 // a message without a trace context: its row starts a trace of its own (this server makes spans)
@@ -246,12 +257,15 @@ class MessagingIT {
     @OperateOnDeployment("outbox")
     void aMessageJsonbCannotHoldBecomesTextAndDoesNotHoldUpItsBatch() throws Exception {
         UUID trigger = UUID.randomUUID();
-        Sql.update("INSERT INTO triggers (id, app_id, source_kind, target_type, target) VALUES (?, ?, 'pubsub', 'handler', 'recorder')",
+        Sql.update(
+                "INSERT INTO triggers (id, app_id, source_kind, target_type, target) VALUES (?, ?, 'pubsub', 'handler', 'recorder')",
                 trigger, PUBSUB_APP);
-        Eventually.until(WAIT, () -> pubsub.consumingTopics().contains(TOPIC), () -> "consuming " + pubsub.consumingTopics());
+        Eventually.until(WAIT, () -> pubsub.consumingTopics().contains(TOPIC),
+                () -> "consuming " + pubsub.consumingTopics());
         String marker = UUID.randomUUID().toString();
         List<String> bodies = List.of("{\"n\": 1e131072, \"marker\": \"" + marker + "\"}",
-                "{\"s\": \"\\ud800\", \"marker\": \"" + marker + "\"}", "{\"good\": true, \"marker\": \"" + marker + "\"}");
+                "{\"s\": \"\\ud800\", \"marker\": \"" + marker + "\"}",
+                "{\"good\": true, \"marker\": \"" + marker + "\"}");
         Topic topic = (Topic) new InitialContext().lookup(TOPIC);
         try (JMSContext context = plainFactory().createContext(JMSContext.SESSION_TRANSACTED)) {
             for (String body : bodies) { // one transaction: the consumer most likely takes them in one batch
@@ -262,7 +276,8 @@ class MessagingIT {
         // only this test's messages (a broker keeps what an earlier run left in the subscription)
         java.util.function.Supplier<List<Recorder.Received>> mine = () -> recorder.ofTrigger(trigger).stream()
                 .filter(r -> r.delivery().payload().contains(marker)).toList();
-        Eventually.until(WAIT, () -> mine.get().size() >= 3, () -> recorder.ofTrigger(trigger) + " / " + countRows(trigger) + " rows");
+        Eventually.until(WAIT, () -> mine.get().size() >= 3,
+                () -> recorder.ofTrigger(trigger) + " / " + countRows(trigger) + " rows");
         List<String> texts = new ArrayList<>();
         for (Recorder.Received r : mine.get()) {
             JsonObject body = json(r.delivery().payload());
@@ -272,7 +287,8 @@ class MessagingIT {
                 assertTrue(body.getJsonObject("body").getBoolean("good"), body.toString());
             }
         }
-        assertEquals(List.of(bodies.get(0), bodies.get(1)), texts.stream().sorted().toList(), "the two bodies jsonb cannot hold, as text");
+        assertEquals(List.of(bodies.get(0), bodies.get(1)), texts.stream().sorted().toList(),
+                "the two bodies jsonb cannot hold, as text");
         assertEquals(3, mine.get().size(), "one event per message");
     }
 

@@ -101,7 +101,8 @@ class AttemptsIT {
 
     @Test
     void everyAttemptIsLoggedWithItsStatusAndAnswer() {
-        receiver.script("/flaky", n -> n == 1 ? new Receiver.Answer(503, Map.of(), "busy, try later")
+        receiver.script("/flaky", n -> n == 1
+                ? new Receiver.Answer(503, Map.of(), "busy, try later")
                 : n == 2 ? new Receiver.Answer(502, Map.of(), "") : Receiver.Answer.of(204));
         UUID id = enqueue(trigger("/flaky", 5));
         Eventually.until(WAIT, () -> status(id).equals("delivered"), () -> status(id));
@@ -118,7 +119,9 @@ class AttemptsIT {
             assertEquals("it-node-1", a.getString("node"), "an admin sees the node: " + a);
             assertTrue(a.getJsonNumber("durationMs").longValue() >= 0, a.toString());
             if (i > 0) {
-                assertFalse(OffsetDateTime.parse(a.getString("startedAt")).isBefore(OffsetDateTime.parse(log.get(i - 1).getString("startedAt"))),
+                assertFalse(
+                        OffsetDateTime.parse(a.getString("startedAt"))
+                                .isBefore(OffsetDateTime.parse(log.get(i - 1).getString("startedAt"))),
                         "in the order they ran: " + log);
             }
         }
@@ -141,8 +144,9 @@ class AttemptsIT {
         assertEquals("dead", log.get(0).getString("outcome"));
         assertEquals(422, log.get(0).getInt("httpStatus"));
         assertEquals("{\"error\":\"unknown customer\"}", log.get(0).getString("answer"));
-        UUID scheduled = producer.enqueue(new NewRow(APP_A, "files", trigger("/later", 1), Json.createObjectBuilder().build(),
-                OffsetDateTime.now().plusHours(1)));
+        UUID scheduled = producer
+                .enqueue(new NewRow(APP_A, "files", trigger("/later", 1), Json.createObjectBuilder().build(),
+                        OffsetDateTime.now().plusHours(1)));
         assertTrue(admin.attempts(scheduled).isEmpty(), "a row not yet tried has no attempts");
         assertEquals("cancelled", admin.cancel(scheduled).status());
     }

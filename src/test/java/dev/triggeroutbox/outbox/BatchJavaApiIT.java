@@ -79,7 +79,8 @@ class BatchJavaApiIT {
     }
 
     private static long rowsOf(AppId app) {
-        return Sql.count("SELECT (SELECT count(*) FROM outbox WHERE app_id = ?) + (SELECT count(*) FROM delivery_history WHERE app_id = ?)",
+        return Sql.count(
+                "SELECT (SELECT count(*) FROM outbox WHERE app_id = ?) + (SELECT count(*) FROM delivery_history WHERE app_id = ?)",
                 app.value(), app.value());
     }
 
@@ -92,7 +93,8 @@ class BatchJavaApiIT {
         recorderFor(app, SourceKind.KV);
         recorderFor(app, SourceKind.KV);
         recorderFor(app, SourceKind.FILES);
-        List<NewEvent> events = List.of(NewEvent.of(SourceKind.KV, "{\"n\":0}"), NewEvent.of(SourceKind.DOCS, "{\"n\":1}"),
+        List<NewEvent> events = List.of(NewEvent.of(SourceKind.KV, "{\"n\":0}"),
+                NewEvent.of(SourceKind.DOCS, "{\"n\":1}"),
                 new NewEvent(SourceKind.FILES, "{\"n\":2}", ExecutionId.random(), 3, null));
 
         UserTransaction tx = tx();
@@ -109,7 +111,8 @@ class BatchJavaApiIT {
         List<OutboxWriter.Written> rows = outbox.publishAll(app, events, "it");
         tx.commit();
         assertEquals(List.of(0, 0, 2), rows.stream().map(OutboxWriter.Written::event).toList());
-        Eventually.until(WAIT, () -> rows.stream().allMatch(r -> recorder.count(r.id().value()) >= 1), () -> "not all delivered");
+        Eventually.until(WAIT, () -> rows.stream().allMatch(r -> recorder.count(r.id().value()) >= 1),
+                () -> "not all delivered");
         for (OutboxWriter.Written r : rows) {
             assertEquals(1, recorder.count(r.id().value()), "delivered once: " + r);
         }
@@ -131,7 +134,8 @@ class BatchJavaApiIT {
         ownData(app);
         UnknownTriggersException refused = assertThrows(UnknownTriggersException.class, () -> outbox.enqueueAll(rows));
         assertEquals(List.of(1), refused.rows());
-        assertEquals(Status.STATUS_MARKED_ROLLBACK, tx.getStatus(), "the caller's transaction cannot commit without its rows");
+        assertEquals(Status.STATUS_MARKED_ROLLBACK, tx.getStatus(),
+                "the caller's transaction cannot commit without its rows");
         tx.rollback();
         assertEquals(0, rowsOf(app));
         assertEquals(0, Sql.count("SELECT count(*) FROM batch_orders WHERE app_id = ?", app.value()));
@@ -143,7 +147,8 @@ class BatchJavaApiIT {
         assertEquals(0, rowsOf(app), "a rolled-back enqueueAll leaves no row");
 
         List<OutboxId> committed = outbox.enqueueAll(List.of(rows.get(0), rows.get(2)));
-        Eventually.until(WAIT, () -> committed.stream().allMatch(id -> recorder.count(id.value()) == 1), () -> "not delivered");
+        Eventually.until(WAIT, () -> committed.stream().allMatch(id -> recorder.count(id.value()) == 1),
+                () -> "not delivered");
         assertEquals(2, rowsOf(app));
     }
 
@@ -151,7 +156,8 @@ class BatchJavaApiIT {
     void anEmptyOrOversizeBatchIsRefusedBeforeAnythingIsWritten() {
         assertThrows(IllegalArgumentException.class, () -> outbox.publishAll(app, List.of(), "it"));
         List<NewEvent> tooMany = Collections.nCopies(1001, NewEvent.of(SourceKind.KV, "{}"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> outbox.publishAll(app, tooMany, "it"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> outbox.publishAll(app, tooMany, "it"));
         assertTrue(e.getMessage().contains("outbox.max-batch-events"), e.getMessage());
         assertEquals(0, rowsOf(app));
     }

@@ -55,7 +55,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class BatchPublishIT {
 
     /** A due time rows keep while the test looks at them: inside the deliverAt window of now ± 10 years. */
-    private static final OffsetDateTime LATER = OffsetDateTime.now(ZoneOffset.UTC).plusDays(5 * 365).truncatedTo(ChronoUnit.SECONDS);
+    private static final OffsetDateTime LATER = OffsetDateTime.now(ZoneOffset.UTC).plusDays(5 * 365)
+            .truncatedTo(ChronoUnit.SECONDS);
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
@@ -131,7 +132,8 @@ class BatchPublishIT {
         for (OutboxClient.Written row : rows.subList(0, 3)) {
             Eventually.until(WAIT, () -> "delivered".equals(status(row.id())), () -> status(row.id()));
         }
-        assertEquals(2, ItDatabase.count("SELECT trigger_depth FROM delivery_history WHERE outbox_id = ?", rows.get(2).id()));
+        assertEquals(2,
+                ItDatabase.count("SELECT trigger_depth FROM delivery_history WHERE outbox_id = ?", rows.get(2).id()));
         assertEquals("scheduled", status(rows.get(3).id()));
         assertEquals("scheduled", status(rows.get(4).id()));
     }
@@ -150,7 +152,8 @@ class BatchPublishIT {
                 + "{\"sourceKind\":\"kv\",\"status\":\"delivered\"}]}");
         assertEquals(400, bad.status(), bad.toString());
         Map<String, String> errors = errors(bad);
-        assertEquals(Set.of("events[1].sourceKind", "events[3].payload", "events[3].status"), errors.keySet(), bad.toString());
+        assertEquals(Set.of("events[1].sourceKind", "events[3].payload", "events[3].status"), errors.keySet(),
+                bad.toString());
 
         // the checks of a single event, each named by its event
         Event fine = Event.of("kv", JsonValue.EMPTY_JSON_OBJECT);
@@ -164,7 +167,8 @@ class BatchPublishIT {
                 List.of(fine, fine, Event.of("kv", Json.createValue("x".repeat(300 * 1024)))), Call.plain()));
         assertEquals(Set.of("events[2].payload"), fields(large));
 
-        for (String body : List.of("{}", "{\"events\":[]}", "{\"events\":{}}", "{\"events\":[1]}", "[]", "{\"events\":[" + ok + "],\"x\":1}")) {
+        for (String body : List.of("{}", "{\"events\":[]}", "{\"events\":{}}", "{\"events\":[1]}", "[]",
+                "{\"events\":[" + ok + "],\"x\":1}")) {
             Api.Reply r = api.post(ADMIN, "apps/" + app + "/events:batch", body);
             assertEquals(400, r.status(), body + " -> " + r);
             assertTrue(r.isProblem(), r.toString());
@@ -206,7 +210,8 @@ class BatchPublishIT {
     void aProducerReachesOnlyItsAppsAndNobodyUnsignedReachesAny() {
         trigger(APP_A, "pubsub");
         List<Event> events = List.of(Event.of("pubsub", JsonValue.EMPTY_JSON_OBJECT).deliverAt(LATER));
-        try (OutboxClient producer = ItClients.client(base, PRODUCER_A); OutboxClient nobody = ItClients.client(base, NOBODY)) {
+        try (OutboxClient producer = ItClients.client(base, PRODUCER_A);
+                OutboxClient nobody = ItClients.client(base, NOBODY)) {
             assertFalse(producer.publishAll(APP_A, events, Call.plain()).isEmpty());
             assertRefused(404, "not-found", () -> producer.publishAll(APP_B, events, Call.plain()));
             assertRefused(403, "forbidden", () -> nobody.publishAll(APP_A, events, Call.plain()));
@@ -227,7 +232,8 @@ class BatchPublishIT {
         UUID otherApp = UUID.randomUUID();
         UUID foreign = trigger(otherApp, "kv");
         List<OutboxClient.Written> rows = client.enqueueAll(List.of(row(app, t1, 0),
-                new NewRow(app, "kv", null, JsonValue.EMPTY_JSON_OBJECT, LATER), row(otherApp, foreign, 2)), Call.plain());
+                new NewRow(app, "kv", null, JsonValue.EMPTY_JSON_OBJECT, LATER), row(otherApp, foreign, 2)),
+                Call.plain());
         assertEquals(List.of(0, 1, 2), rows.stream().map(OutboxClient.Written::event).toList());
         assertEquals(t1, rows.get(0).triggerId());
         assertNull(rows.get(1).triggerId(), rows.toString());
@@ -240,8 +246,9 @@ class BatchPublishIT {
         // a trigger of another app, twice: the batch is refused and both rows are named
         UUID third = UUID.randomUUID();
         UUID t3 = trigger(third, "kv");
-        ProblemException refused = assertRefused(422, "unknown-trigger", () -> client.enqueueAll(List.of(row(third, t3, 0),
-                row(third, foreign, 1), row(third, t3, 2), row(third, t1, 3)), Call.plain()));
+        ProblemException refused = assertRefused(422, "unknown-trigger",
+                () -> client.enqueueAll(List.of(row(third, t3, 0),
+                        row(third, foreign, 1), row(third, t3, 2), row(third, t1, 3)), Call.plain()));
         assertEquals(Set.of("events[1].triggerId", "events[3].triggerId"), fields(refused));
         assertEquals(0, written(third));
 

@@ -90,12 +90,14 @@ class CancelIT {
     }
 
     private UUID webhook(UUID app, String path, int maxAttempts) {
-        return admin.createTrigger(app, TriggerDefinition.webhook("kv", URI.create(receiver.url(path))).maxAttempts(maxAttempts),
+        return admin.createTrigger(app,
+                TriggerDefinition.webhook("kv", URI.create(receiver.url(path))).maxAttempts(maxAttempts),
                 Call.plain()).id();
     }
 
     private UUID enqueue(UUID app, UUID trigger, String n, OffsetDateTime deliverAt) {
-        return producer.enqueue(new NewRow(app, "kv", trigger, Json.createObjectBuilder().add("n", n).build(), deliverAt));
+        return producer
+                .enqueue(new NewRow(app, "kv", trigger, Json.createObjectBuilder().add("n", n).build(), deliverAt));
     }
 
     private String status(UUID id) {
@@ -114,7 +116,8 @@ class CancelIT {
             admin.resume();
         }
         Eventually.until(WAIT, () -> adminApi.nodes().getJsonArray("items").getValuesAs(JsonObject.class)
-                .stream().filter(n -> "alive".equals(n.getString("status"))).allMatch(n -> n.getBoolean("paused") == paused),
+                .stream().filter(n -> "alive".equals(n.getString("status")))
+                .allMatch(n -> n.getBoolean("paused") == paused),
                 () -> adminApi.nodes().toString());
     }
 
@@ -139,7 +142,8 @@ class CancelIT {
         assertEquals("cancelled", r.status());
         assertFalse(r.json().containsKey("node"), "the producer's view has no node");
         assertEquals(0, ItDatabase.count("SELECT count(*) FROM outbox WHERE id = ?", cancelled));
-        assertEquals("cancelled", ItDatabase.text("SELECT outcome FROM delivery_history WHERE outbox_id = ?", cancelled));
+        assertEquals("cancelled",
+                ItDatabase.text("SELECT outcome FROM delivery_history WHERE outbox_id = ?", cancelled));
 
         // once dispatching resumes, a row enqueued after it is delivered; the cancelled one, due earlier, never is
         pause(false);
@@ -169,7 +173,8 @@ class CancelIT {
         // by hand what the client cannot send: an id that is no UUID, and a forged request
         assertProblem(404, "not-found", api.post(PRODUCER_A, "outbox/not-a-uuid/cancel", null)); // as GET /outbox/{id} answers it
         // a body-less POST without Content-Type or X-Requested-By is refused (cross-site request rule)
-        Api.Reply forged = api.call(PRODUCER_A, "POST", "outbox/" + row + "/cancel", null, Map.of("X-Requested-By", ""));
+        Api.Reply forged = api.call(PRODUCER_A, "POST", "outbox/" + row + "/cancel", null,
+                Map.of("X-Requested-By", ""));
         assertProblem(403, "cross-site-request", forged);
         assertEquals("scheduled", status(row));
 
@@ -230,8 +235,9 @@ class CancelIT {
         UUID trigger = webhook(app, "/invoke", 1);
         receiver.script("/invoke", n -> Receiver.Answer.of(200));
         pause(true);
-        CompletableFuture<OutboxClient.Invoked> invoke = CompletableFuture.supplyAsync(() -> producer.invoke(app, trigger,
-                Json.createObjectBuilder().add("q", 1).build(), Duration.ofSeconds(20), Call.plain()));
+        CompletableFuture<OutboxClient.Invoked> invoke = CompletableFuture
+                .supplyAsync(() -> producer.invoke(app, trigger,
+                        Json.createObjectBuilder().add("q", 1).build(), Duration.ofSeconds(20), Call.plain()));
         Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE trigger_id = ?", trigger) == 1,
                 () -> "no invoke row yet");
         UUID row = UUID.fromString(ItDatabase.text("SELECT id::text FROM outbox WHERE trigger_id = ?", trigger));
@@ -260,14 +266,18 @@ class CancelIT {
         assertProblem(400, null, api.post(ADMIN, "admin/outbox/cancel", "{}"));
         assertProblem(400, null, api.post(ADMIN, "admin/outbox/cancel", "{\"all\":false}"));
         assertProblem(400, null, api.post(ADMIN, "admin/outbox/cancel", "{\"appId\":\"nope\"}"));
-        assertProblem(400, null, api.post(ADMIN, "admin/outbox/cancel", "{\"appId\":\"" + app + "\",\"olderThan\":\"yesterday\"}"));
-        assertProblem(400, null, api.post(ADMIN, "admin/outbox/cancel", "{\"appId\":\"" + app + "\",\"colour\":\"red\"}"));
+        assertProblem(400, null,
+                api.post(ADMIN, "admin/outbox/cancel", "{\"appId\":\"" + app + "\",\"olderThan\":\"yesterday\"}"));
+        assertProblem(400, null,
+                api.post(ADMIN, "admin/outbox/cancel", "{\"appId\":\"" + app + "\",\"colour\":\"red\"}"));
         assertEquals(403, api.post(PRODUCER_A, "admin/outbox/cancel", "{\"appId\":\"" + app + "\"}").status());
-        assertEquals(10_002, ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?::uuid", app), "refusals change nothing");
+        assertEquals(10_002, ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?::uuid", app),
+                "refusals change nothing");
 
         // by age first: only the old row matches
-        JsonObject old = adminApi.cancelAll(Json.createObjectBuilder().add("appId", app.toString()).add("sourceKind", "kv")
-                .add("olderThan", OffsetDateTime.now().minusHours(1).toString()).build());
+        JsonObject old = adminApi
+                .cancelAll(Json.createObjectBuilder().add("appId", app.toString()).add("sourceKind", "kv")
+                        .add("olderThan", OffsetDateTime.now().minusHours(1).toString()).build());
         assertEquals(1, old.getInt("cancelled"), old.toString());
         assertFalse(old.getBoolean("more"));
 

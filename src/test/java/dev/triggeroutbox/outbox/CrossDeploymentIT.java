@@ -69,7 +69,8 @@ class CrossDeploymentIT {
     void tables() {
         Sql.update("CREATE TABLE IF NOT EXISTS shop_orders (id uuid PRIMARY KEY, app_id uuid NOT NULL)");
         trigger = UUID.randomUUID();
-        Sql.update("INSERT INTO triggers (id, app_id, source_kind, target_type, target) VALUES (?, ?, 'docs', 'handler', 'recorder')",
+        Sql.update(
+                "INSERT INTO triggers (id, app_id, source_kind, target_type, target) VALUES (?, ?, 'docs', 'handler', 'recorder')",
                 trigger, app);
     }
 
@@ -90,7 +91,8 @@ class CrossDeploymentIT {
         UUID row = shop.placeOrder(order, app, trigger, false);
         assertEquals(1, Sql.count("SELECT count(*) FROM shop_orders WHERE id = ?", order));
         // the row is due in an hour: it is still in the outbox, exactly as written
-        assertEquals(1, Sql.count("SELECT count(*) FROM outbox WHERE id = ? AND app_id = ? AND origin_principal IS NOT NULL", row, app));
+        assertEquals(1, Sql.count(
+                "SELECT count(*) FROM outbox WHERE id = ? AND app_id = ? AND origin_principal IS NOT NULL", row, app));
         Sql.update("DELETE FROM outbox WHERE id = ?", row);
     }
 
@@ -98,8 +100,10 @@ class CrossDeploymentIT {
     @OperateOnDeployment("shop")
     void aRefusedEnqueueRollsTheCallersTransactionBack() {
         UUID order = UUID.randomUUID();
-        EJBException e = assertThrows(EJBException.class, () -> shop.placeOrderWithKind(order, app, trigger, "telepathy"));
-        assertTrue(String.valueOf(e.getCause()).contains("unknown source kind 'telepathy'"), String.valueOf(e.getCause()));
+        EJBException e = assertThrows(EJBException.class,
+                () -> shop.placeOrderWithKind(order, app, trigger, "telepathy"));
+        assertTrue(String.valueOf(e.getCause()).contains("unknown source kind 'telepathy'"),
+                String.valueOf(e.getCause()));
         assertEquals(0, Sql.count("SELECT count(*) FROM shop_orders WHERE id = ?", order));
     }
 
@@ -109,12 +113,15 @@ class CrossDeploymentIT {
         OffsetDateTime now = OffsetDateTime.now();
         Map<String, Executable> refused = new LinkedHashMap<>();
         refused.put("payload: must be JSON text", () -> shop.enqueue(app, trigger, "{", 0, null));
-        refused.put("exceeds the limit of 262144 bytes", () -> shop.enqueue(app, trigger, "\"" + "x".repeat(300_000) + "\"", 0, null));
-        refused.put("as stored: exceeds the limit of 262144 bytes", () -> shop.enqueue(app, trigger, "[1e131071, 1e131071]", 0, null));
+        refused.put("exceeds the limit of 262144 bytes",
+                () -> shop.enqueue(app, trigger, "\"" + "x".repeat(300_000) + "\"", 0, null));
+        refused.put("as stored: exceeds the limit of 262144 bytes",
+                () -> shop.enqueue(app, trigger, "[1e131071, 1e131071]", 0, null));
         refused.put("digits before the decimal point", () -> shop.enqueue(app, trigger, "{\"n\":1e131072}", 0, null));
         refused.put("NUL character", () -> shop.enqueue(app, trigger, "{\"s\":\"\\u0000\"}", 0, null));
         refused.put("exceeds the maximum of 8", () -> shop.enqueue(app, trigger, "{}", 99, null));
-        refused.put("deliverAt: must lie within 10 years of now", () -> shop.enqueue(app, trigger, "{}", 0, now.plusYears(100)));
+        refused.put("deliverAt: must lie within 10 years of now",
+                () -> shop.enqueue(app, trigger, "{}", 0, now.plusYears(100)));
         refused.put("publish: payload: must be JSON text", () -> shop.publish(app, "not json"));
         refused.forEach((expected, call) -> {
             EJBException e = assertThrows(EJBException.class, call, expected);

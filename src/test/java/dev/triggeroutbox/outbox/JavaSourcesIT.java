@@ -73,7 +73,8 @@ class JavaSourcesIT {
 
     @Test
     void kvDocsAndFilesEventsAreAtomicWithTheCallersDataAndDeliveredOncePerTrigger() throws Exception {
-        Sql.update("CREATE TABLE IF NOT EXISTS documents (id uuid PRIMARY KEY, app_id uuid NOT NULL, kind text NOT NULL)");
+        Sql.update(
+                "CREATE TABLE IF NOT EXISTS documents (id uuid PRIMARY KEY, app_id uuid NOT NULL, kind text NOT NULL)");
         List<SourceKind> kinds = List.of(SourceKind.KV, SourceKind.DOCS, SourceKind.FILES);
         for (SourceKind kind : kinds) {
             recorderFor(kind);
@@ -86,22 +87,26 @@ class JavaSourcesIT {
             tx.begin();
             UUID doc = UUID.randomUUID();
             Sql.update("INSERT INTO documents (id, app_id, kind) VALUES (?, ?, ?)", doc, app.value(), kind.wire());
-            List<OutboxWriter.FannedOut> rows = outbox.publish(app, kind, "{\"doc\": \"" + doc + "\"}", "it", null, 0, null);
+            List<OutboxWriter.FannedOut> rows = outbox.publish(app, kind, "{\"doc\": \"" + doc + "\"}", "it", null, 0,
+                    null);
             tx.commit();
             assertEquals(2, rows.size(), kind + ": one row per trigger");
             rows.forEach(r -> written.add(r.id().value()));
             // rolled back: neither
             tx.begin();
-            Sql.update("INSERT INTO documents (id, app_id, kind) VALUES (?, ?, ?)", UUID.randomUUID(), app.value(), kind.wire());
+            Sql.update("INSERT INTO documents (id, app_id, kind) VALUES (?, ?, ?)", UUID.randomUUID(), app.value(),
+                    kind.wire());
             outbox.publish(app, kind, "{\"doc\": \"rolled back\"}", "it", null, 0, null);
             tx.rollback();
         }
-        Eventually.until(WAIT, () -> written.stream().allMatch(id -> recorder.count(id) >= 1), () -> "not all delivered");
+        Eventually.until(WAIT, () -> written.stream().allMatch(id -> recorder.count(id) >= 1),
+                () -> "not all delivered");
         for (UUID id : written) {
             assertEquals(1, recorder.count(id), "delivered once: " + id);
         }
         assertEquals(3, Sql.count("SELECT count(*) FROM documents WHERE app_id = ?", app.value()));
-        Eventually.until(WAIT, () -> Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app.value()) == 0, () -> "rows left");
+        Eventually.until(WAIT, () -> Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app.value()) == 0,
+                () -> "rows left");
         assertEquals(6, Sql.count("SELECT count(*) FROM delivery_history WHERE app_id = ?", app.value()),
                 "no row of a rolled-back transaction");
         for (SourceKind kind : kinds) {
@@ -114,12 +119,15 @@ class JavaSourcesIT {
     void aHandlerPublishesOneLevelDeeperWithItsDeliveryAsParent() throws Exception {
         UserTransaction tx = tx();
         tx.begin();
-        TriggerId publisher = triggers.create(app, SourceKind.KV, TargetType.HANDLER, "publisher", null, null, null, true).id();
+        TriggerId publisher = triggers
+                .create(app, SourceKind.KV, TargetType.HANDLER, "publisher", null, null, null, true).id();
         tx.commit();
         recorderFor(SourceKind.DOCS);
         OutboxId parent = outbox.enqueue(NewOutboxRow.to(app, SourceKind.KV, publisher, "{}"));
-        Eventually.until(WAIT, () -> Sql.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND source_kind = 'docs'",
-                app.value()) == 1, () -> "no docs row delivered");
+        Eventually.until(WAIT,
+                () -> Sql.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND source_kind = 'docs'",
+                        app.value()) == 1,
+                () -> "no docs row delivered");
         Object[] child = Sql.query("""
                 SELECT outbox_id, trigger_depth, root_execution_id, parent_id FROM delivery_history
                 WHERE app_id = ? AND source_kind = 'docs'""", app.value()).get(0);
@@ -139,7 +147,8 @@ class JavaSourcesIT {
         triggers.schedule(t, Schedule.of("0 * * * * *", "UTC", policy), false);
         tx.commit();
         // the first minute boundary more than missedFor ago
-        Sql.update("UPDATE triggers SET next_fire_at = date_trunc('minute', now() - ?::interval), enabled = true WHERE id = ?",
+        Sql.update(
+                "UPDATE triggers SET next_fire_at = date_trunc('minute', now() - ?::interval), enabled = true WHERE id = ?",
                 missedFor.toSeconds() + " seconds", t.id().value());
         return t.id();
     }
@@ -150,7 +159,8 @@ class JavaSourcesIT {
 
     /** The cron payloads of a trigger's rows, once all of them are delivered. */
     private List<String> firesOf(TriggerId id) {
-        Eventually.until(WAIT, () -> nextFireAt(id).toInstant().isAfter(Instant.now().minusSeconds(1)), () -> "no pass");
+        Eventually.until(WAIT, () -> nextFireAt(id).toInstant().isAfter(Instant.now().minusSeconds(1)),
+                () -> "no pass");
         Eventually.until(WAIT, () -> Sql.count("SELECT count(*) FROM outbox WHERE trigger_id = ?", id.value()) == 0,
                 () -> "rows left");
         List<String> payloads = new ArrayList<>();

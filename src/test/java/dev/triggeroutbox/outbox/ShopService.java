@@ -36,7 +36,8 @@ public class ShopService {
 
     /** Only an enqueue, with every value the caller chooses. */
     public UUID enqueue(UUID app, UUID trigger, String payload, int depth, OffsetDateTime deliverAt) {
-        return outbox.enqueue(new OutboxMessage(app, "docs", trigger, payload).lineage(null, depth).deliverAt(deliverAt));
+        return outbox
+                .enqueue(new OutboxMessage(app, "docs", trigger, payload).lineage(null, depth).deliverAt(deliverAt));
     }
 
     public java.util.List<UUID> publish(UUID app, String payload) {

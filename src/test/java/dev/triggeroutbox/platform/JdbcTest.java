@@ -38,7 +38,8 @@ class JdbcTest {
     private static Jdbc jdbc() {
         Jdbc jdbc = new Jdbc(POSTGRES.getEmbeddedPostgres().getPostgresDatabase());
         jdbc.update("DROP TABLE IF EXISTS t", Jdbc.Binder.NONE);
-        jdbc.update("CREATE TABLE t (n int PRIMARY KEY, app uuid, kind text, depth int, bytes bigint, on_ boolean, at timestamptz)",
+        jdbc.update(
+                "CREATE TABLE t (n int PRIMARY KEY, app uuid, kind text, depth int, bytes bigint, on_ boolean, at timestamptz)",
                 Jdbc.Binder.NONE);
         insert(jdbc, new Row(1, APP, "http", 0, 10L, true, AT));
         insert(jdbc, new Row(2, APP, "cron", 1, 20L, false, AT.plusHours(1)));
@@ -52,12 +53,14 @@ class JdbcTest {
     }
 
     private static Row row(java.sql.ResultSet rs) throws SQLException {
-        return new Row(rs.getInt("n"), rs.getObject("app", UUID.class), rs.getString("kind"), (Integer) rs.getObject("depth"),
+        return new Row(rs.getInt("n"), rs.getObject("app", UUID.class), rs.getString("kind"),
+                (Integer) rs.getObject("depth"),
                 (Long) rs.getObject("bytes"), (Boolean) rs.getObject("on_"), rs.getObject("at", OffsetDateTime.class));
     }
 
     private static List<Integer> numbers(Jdbc jdbc, Where where) {
-        return jdbc.list("SELECT n FROM t WHERE " + where.sql() + " ORDER BY n", p -> p.where(where), rs -> rs.getInt(1));
+        return jdbc.list("SELECT n FROM t WHERE " + where.sql() + " ORDER BY n", p -> p.where(where),
+                rs -> rs.getInt(1));
     }
 
     @Test
@@ -82,7 +85,8 @@ class JdbcTest {
                 WHERE app IS NULL AND kind IS NULL AND depth IS NULL AND bytes IS NULL AND on_ IS NULL AND at IS NULL
                   AND ?::uuid IS NULL AND ?::text IS NULL AND ?::int IS NULL AND ?::bigint IS NULL AND ?::boolean IS NULL
                   AND ?::timestamptz IS NULL AND ?::int[] IS NULL""",
-                p -> p.uuid(null).text(null).integer(null).bigint(null).bool(null).timestamp(null).array("integer", null),
+                p -> p.uuid(null).text(null).integer(null).bigint(null).bool(null).timestamp(null).array("integer",
+                        null),
                 rs -> rs.getLong(1)).orElseThrow());
     }
 
@@ -104,8 +108,10 @@ class JdbcTest {
                 rs -> rs.getInt("n") + ":" + rs.getString("kind"));
 
         assertEquals(List.of("3:http", "2:cron", "1:http"), rows);
-        assertEquals(Optional.empty(), jdbc.first("SELECT n FROM t WHERE n = ?", p -> p.integer(99), rs -> rs.getInt(1)));
-        assertEquals(Optional.empty(), jdbc.first("SELECT NULL::int", Jdbc.Binder.NONE, rs -> (Integer) rs.getObject(1)),
+        assertEquals(Optional.empty(),
+                jdbc.first("SELECT n FROM t WHERE n = ?", p -> p.integer(99), rs -> rs.getInt(1)));
+        assertEquals(Optional.empty(),
+                jdbc.first("SELECT NULL::int", Jdbc.Binder.NONE, rs -> (Integer) rs.getObject(1)),
                 "a row the mapper makes null of");
     }
 
@@ -128,8 +134,10 @@ class JdbcTest {
         assertEquals(List.of(1, 3), numbers(jdbc, new Where().text("kind = ?", "http")));
         assertEquals(List.of(2, 3), numbers(jdbc, new Where().integer("depth >= ?", 1)));
         assertEquals(List.of(3), numbers(jdbc, new Where().timestamp("at > ?", AT.plusMinutes(90))));
-        assertEquals(List.of(1), numbers(jdbc, new Where().uuid("app = ?", APP).text("kind = ?", null).text("kind = ?", "http")));
-        assertEquals(List.of(2), numbers(jdbc, new Where().uuid("app = ?", null).and("NOT on_").integer("depth >= ?", 1)));
+        assertEquals(List.of(1),
+                numbers(jdbc, new Where().uuid("app = ?", APP).text("kind = ?", null).text("kind = ?", "http")));
+        assertEquals(List.of(2),
+                numbers(jdbc, new Where().uuid("app = ?", null).and("NOT on_").integer("depth >= ?", 1)));
     }
 
     @Test

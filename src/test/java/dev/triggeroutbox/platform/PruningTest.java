@@ -116,7 +116,8 @@ class PruningTest {
     }
 
     private static long count(String tableAndWhere) throws SQLException {
-        try (Connection con = db.getConnection(); Statement st = con.createStatement();
+        try (Connection con = db.getConnection();
+                Statement st = con.createStatement();
                 ResultSet rs = st.executeQuery("SELECT count(*) FROM " + tableAndWhere)) {
             rs.next();
             return rs.getLong(1);

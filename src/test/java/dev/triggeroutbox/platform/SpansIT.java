@@ -110,7 +110,8 @@ class SpansIT {
 
     /** Publishes one kv event; answers its one row's id. */
     private String publish(Call call) {
-        return client.publish(app, Event.of("kv", Json.createObjectBuilder().add("n", 1).build()), call).get(0).id().toString();
+        return client.publish(app, Event.of("kv", Json.createObjectBuilder().add("n", 1).build()), call).get(0).id()
+                .toString();
     }
 
     private List<Receiver.Request> received(String path, int count) {
@@ -119,8 +120,10 @@ class SpansIT {
     }
 
     private List<Received> attempts(String rowId, int count) {
-        return collector.await(s -> s.name().startsWith("outbox deliver ") && rowId.equals(s.attribute("outbox.row_id")),
-                count, WAIT).stream().sorted(Comparator.comparing(s -> Integer.parseInt(s.attribute("outbox.attempt")))).toList();
+        return collector
+                .await(s -> s.name().startsWith("outbox deliver ") && rowId.equals(s.attribute("outbox.row_id")),
+                        count, WAIT)
+                .stream().sorted(Comparator.comparing(s -> Integer.parseInt(s.attribute("outbox.attempt")))).toList();
     }
 
     private Received byId(String spanId) {
@@ -174,7 +177,8 @@ class SpansIT {
     void aWaitingRowShowsTheContextOfItsWrite() {
         webhook("kv", "/later");
         String trace = traceId();
-        Event later = Event.of("kv", JsonValue.EMPTY_JSON_OBJECT).deliverAt(OffsetDateTime.now(ZoneOffset.UTC).plusHours(1));
+        Event later = Event.of("kv", JsonValue.EMPTY_JSON_OBJECT)
+                .deliverAt(OffsetDateTime.now(ZoneOffset.UTC).plusHours(1));
         UUID row = client.publish(app, later, traced(trace, spanId(), null)).get(0).id();
 
         String stored = client.status(row).traceparent();
@@ -224,8 +228,10 @@ class SpansIT {
         Received handled = attempts(row, 1).get(0);
         assertEquals("outbox deliver handler", handled.name());
         assertEquals("delivered", handled.attribute("outbox.outcome"), handled.toString());
-        Received cascade = collector.await(s -> s.name().equals("outbox publish") && s.parentSpanId().equals(handled.spanId()),
-                1, WAIT).get(0);
+        Received cascade = collector
+                .await(s -> s.name().equals("outbox publish") && s.parentSpanId().equals(handled.spanId()),
+                        1, WAIT)
+                .get(0);
         assertEquals("docs", cascade.attribute("outbox.source_kind"));
         Received delivered = collector.await(s -> s.name().equals("outbox deliver webhook")
                 && s.parentSpanId().equals(cascade.spanId()), 1, WAIT).get(0);

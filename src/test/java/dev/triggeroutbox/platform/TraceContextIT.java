@@ -109,7 +109,8 @@ class TraceContextIT {
         assertEquals(STATE, got.header("tracestate"));
 
         // a row still waiting says which trace it belongs to
-        Event later = Event.of("kv", JsonValue.EMPTY_JSON_OBJECT).deliverAt(OffsetDateTime.now(ZoneOffset.UTC).plusHours(1));
+        Event later = Event.of("kv", JsonValue.EMPTY_JSON_OBJECT)
+                .deliverAt(OffsetDateTime.now(ZoneOffset.UTC).plusHours(1));
         UUID id = client.publish(app, later, traced(parent)).get(0).id();
         OutboxClient.RowStatus row = client.status(id);
         assertEquals("scheduled", row.status());
@@ -121,7 +122,8 @@ class TraceContextIT {
     void aMalformedTraceparentIsIgnoredAndTheEventStillPublished() {
         webhook("kv", "/untraced");
 
-        client.publish(app, event("kv", 2), Call.plain().traced("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", STATE));
+        client.publish(app, event("kv", 2),
+                Call.plain().traced("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", STATE));
         client.publish(app, event("kv", 3));
 
         Eventually.until(WAIT, () -> receiver.at("/untraced").size() == 2, () -> receiver.at("/untraced").toString());
@@ -138,7 +140,8 @@ class TraceContextIT {
         String parent = parent();
 
         client.publishAll(app, List.of(event("kv", 1), event("kv", 2)), traced(parent));
-        client.enqueueAll(List.of(NewRow.of(app, "kv", trigger, Json.createObjectBuilder().add("n", 3).build())), traced(parent));
+        client.enqueueAll(List.of(NewRow.of(app, "kv", trigger, Json.createObjectBuilder().add("n", 3).build())),
+                traced(parent));
 
         Eventually.until(WAIT, () -> receiver.at("/batched").size() == 3, () -> receiver.at("/batched").toString());
         for (Receiver.Request got : receiver.at("/batched")) {
@@ -166,8 +169,10 @@ class TraceContextIT {
         receiver.script("/refusing", n -> Receiver.Answer.of(n == 1 ? 500 : 204));
         UUID trigger = trigger(TriggerDefinition.webhook("kv", URI.create(receiver.url("/refusing"))).maxAttempts(1));
         String parent = parent();
-        UUID id = client.enqueue(NewRow.of(app, "kv", trigger, Json.createObjectBuilder().add("n", 5).build()), traced(parent));
-        Eventually.until(WAIT, () -> "dead".equals(client.status(id).status()), () -> client.status(id).json().toString());
+        UUID id = client.enqueue(NewRow.of(app, "kv", trigger, Json.createObjectBuilder().add("n", 5).build()),
+                traced(parent));
+        Eventually.until(WAIT, () -> "dead".equals(client.status(id).status()),
+                () -> client.status(id).json().toString());
         assertContext(parent, client.status(id).traceparent());
 
         client.replayDeadLetter(id, Call.plain());

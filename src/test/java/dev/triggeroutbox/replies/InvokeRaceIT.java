@@ -41,9 +41,11 @@ class InvokeRaceIT {
         TriggerId gone = new TriggerId(UUID.randomUUID());
         NewOutboxRow row = NewOutboxRow.to(new AppId(app), SourceKind.HTTP, gone, "{}");
         OutboxRefusedException e = assertThrows(OutboxRefusedException.class,
-                () -> requests.start("it-producer-a", "race-" + app, "/outbox/api/v1/x", "{}", row, "/outbox/api/v1/replies"));
+                () -> requests.start("it-producer-a", "race-" + app, "/outbox/api/v1/x", "{}", row,
+                        "/outbox/api/v1/replies"));
         assertEquals(OutboxRefusedException.Reason.NOT_FOUND, e.reason(), e.getMessage());
         assertEquals(0, Sql.count("SELECT count(*) FROM outbox WHERE app_id = ?", app));
-        assertEquals(0, Sql.count("SELECT count(*) FROM idempotency_keys WHERE key = ?", "race-" + app), "the key is not kept");
+        assertEquals(0, Sql.count("SELECT count(*) FROM idempotency_keys WHERE key = ?", "race-" + app),
+                "the key is not kept");
     }
 }

@@ -86,7 +86,8 @@ class InvokeWaitIT {
         receiver = new Receiver();
         // the target answers each invoke with the payload it was sent, so every caller can check its own answer
         receiver.answer("/echo", r -> new Receiver.Answer(200, Map.of("Content-Type", "application/json"), r.body()));
-        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5))
+                .build();
         v1 = base.toURI().resolve("api/v1/");
     }
 
@@ -125,21 +126,26 @@ class InvokeWaitIT {
         }
         long slowest = millis.stream().mapToLong(Long::longValue).max().orElseThrow();
         long inTime = millis.stream().filter(m -> m <= HEALTH_BOUND_MILLIS).count();
-        System.out.printf("InvokeWaitIT: %d invokes written and waiting; /health/ready answered in %s ms (slowest %d ms)%n",
+        System.out.printf(
+                "InvokeWaitIT: %d invokes written and waiting; /health/ready answered in %s ms (slowest %d ms)%n",
                 rows(trigger), millis, slowest);
         assertTrue(allWritten, "every invoke was accepted and written: " + rows(trigger) + " of " + 2 * PER_CALLER);
         // a starved server answers no probe in time (before invokes were suspended, none within 5 s); noise of
         // other processes on a small machine delays one now and then, which is not what this measures
-        assertTrue(inTime >= 18 && slowest <= 1_000, "readiness answered in " + millis + " ms with 200 invokes waiting");
-        assertTrue(calls.stream().noneMatch(CompletableFuture::isDone), "no invoke was answered while nothing delivers");
+        assertTrue(inTime >= 18 && slowest <= 1_000,
+                "readiness answered in " + millis + " ms with 200 invokes waiting");
+        assertTrue(calls.stream().noneMatch(CompletableFuture::isDone),
+                "no invoke was answered while nothing delivers");
 
         // the node holds 200 waiting invokes (outbox.invoke.max-waiting): a third caller is refused, nothing written
         long rowsOfB = ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", APP_B);
         String triggerOfB = echoTrigger(APP_B);
-        HttpResponse<String> refused = http.send(invoke(PRODUCER_B, APP_B, triggerOfB, 5_000, "{\"payload\":{}}", Map.of()),
+        HttpResponse<String> refused = http.send(
+                invoke(PRODUCER_B, APP_B, triggerOfB, 5_000, "{\"payload\":{}}", Map.of()),
                 HttpResponse.BodyHandlers.ofString());
         assertTooMany(refused, "waiting invokes");
-        assertEquals(rowsOfB, ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", APP_B), "nothing written");
+        assertEquals(rowsOfB, ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", APP_B),
+                "nothing written");
 
         admin.resume();
         CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -191,11 +197,13 @@ class InvokeWaitIT {
 
     private void assertTooMany(HttpResponse<String> r, String detailNames) {
         assertEquals(429, r.statusCode(), r.body());
-        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"), r.headers().toString());
+        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"),
+                r.headers().toString());
         JsonObject problem = json(r.body());
         assertEquals(429, problem.getInt("status"));
         assertTrue(problem.getString("type").endsWith("too-many-waiting-invokes"), r.body());
-        assertTrue(problem.getString("detail").contains(detailNames) || problem.getString("detail").contains("waiting"), r.body());
+        assertTrue(problem.getString("detail").contains(detailNames) || problem.getString("detail").contains("waiting"),
+                r.body());
         long retryAfter = Long.parseLong(r.headers().firstValue("Retry-After").orElseThrow());
         assertTrue(retryAfter >= 1, "Retry-After " + retryAfter);
     }
@@ -205,7 +213,9 @@ class InvokeWaitIT {
     }
 
     private String echoTrigger(UUID app) {
-        return admin.createTrigger(app, TriggerDefinition.webhook("http", URI.create(receiver.url("/echo"))), Call.plain()).id().toString();
+        return admin
+                .createTrigger(app, TriggerDefinition.webhook("http", URI.create(receiver.url("/echo"))), Call.plain())
+                .id().toString();
     }
 
     private void pauseAndWaitUntilTheNodeSeesIt() {
@@ -218,8 +228,10 @@ class InvokeWaitIT {
         return ItDatabase.count("SELECT count(*) FROM outbox WHERE trigger_id = ?::uuid", trigger);
     }
 
-    private HttpRequest invoke(String user, UUID app, String trigger, long timeoutMs, String body, Map<String, String> headers) {
-        HttpRequest.Builder r = HttpRequest.newBuilder(v1.resolve("apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=" + timeoutMs))
+    private HttpRequest invoke(String user, UUID app, String trigger, long timeoutMs, String body,
+            Map<String, String> headers) {
+        HttpRequest.Builder r = HttpRequest
+                .newBuilder(v1.resolve("apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=" + timeoutMs))
                 .timeout(Duration.ofSeconds(60))
                 .header("Authorization", basic(user))
                 .header("Content-Type", "application/json")
@@ -231,7 +243,8 @@ class InvokeWaitIT {
     /** Writes one invoke on a raw connection and closes it without reading the answer: a client that went away. */
     private void sendAndHangUp(String user, String trigger, long timeoutMs) throws IOException {
         byte[] body = "{\"payload\":{}}".getBytes(StandardCharsets.UTF_8);
-        String head = "POST " + v1.getRawPath() + "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=" + timeoutMs
+        String head = "POST " + v1.getRawPath() + "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs="
+                + timeoutMs
                 + " HTTP/1.1\r\nHost: " + v1.getHost() + ":" + v1.getPort() + "\r\nAuthorization: " + basic(user)
                 + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n";
         try (Socket socket = new Socket(v1.getHost(), v1.getPort()); OutputStream out = socket.getOutputStream()) {
@@ -245,7 +258,8 @@ class InvokeWaitIT {
     private long health() {
         long started = System.nanoTime();
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(v1.resolve("health/ready")).timeout(Duration.ofSeconds(5)).build(),
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(v1.resolve("health/ready")).timeout(Duration.ofSeconds(5)).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, r.statusCode(), r.body());
         } catch (HttpTimeoutException e) {

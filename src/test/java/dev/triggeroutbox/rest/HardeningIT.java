@@ -75,13 +75,15 @@ class HardeningIT {
     }
 
     private String trigger(String kind, String target) {
-        Api.Reply r = api.post(ADMIN, "apps/" + APP_A + "/triggers", "{\"sourceKind\":\"" + kind + "\",\"target\":" + target + "}");
+        Api.Reply r = api.post(ADMIN, "apps/" + APP_A + "/triggers",
+                "{\"sourceKind\":\"" + kind + "\",\"target\":" + target + "}");
         assertEquals(201, r.status(), r.toString());
         return r.object().getString("id");
     }
 
     private String enqueue(String trigger, UUID replyTo) {
-        return "{\"appId\":\"" + APP_A + "\",\"sourceKind\":\"kv\",\"triggerId\":\"" + trigger + "\",\"replyTo\":\"" + replyTo
+        return "{\"appId\":\"" + APP_A + "\",\"sourceKind\":\"kv\",\"triggerId\":\"" + trigger + "\",\"replyTo\":\""
+                + replyTo
                 + "\",\"payload\":{}}";
     }
 
@@ -108,7 +110,8 @@ class HardeningIT {
         assertEquals(409, again.status(), again.toString());
         assertTrue(again.isProblem() && again.object().getString("type").endsWith("reply-taken"), again.toString());
         // once delivered, the row is gone but its answer stays under the id: still taken
-        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM replies WHERE id = ?", reply) == 1, () -> "no answer yet");
+        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM replies WHERE id = ?", reply) == 1,
+                () -> "no answer yet");
         assertEquals(409, api.post(PRODUCER_A, "outbox", enqueue(trigger, reply)).status());
 
         UUID contested = UUID.randomUUID();
@@ -116,7 +119,8 @@ class HardeningIT {
         try {
             List<Future<Integer>> answers = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
-                Callable<Integer> post = () -> client(clients).post(PRODUCER_A, "outbox", enqueue(trigger, contested)).status();
+                Callable<Integer> post = () -> client(clients).post(PRODUCER_A, "outbox", enqueue(trigger, contested))
+                        .status();
                 answers.add(pool.submit(post));
             }
             List<Integer> statuses = new ArrayList<>();
@@ -153,11 +157,14 @@ class HardeningIT {
     @Test
     void locationsComeFromTheServerNotFromTheHostHeaderAndProducersSeeNoNodeNames() throws Exception {
         String trigger = trigger("kv", "{\"type\":\"handler\",\"name\":\"recorder\"}");
-        String body = "{\"appId\":\"" + APP_A + "\",\"sourceKind\":\"kv\",\"triggerId\":\"" + trigger + "\",\"payload\":{}}";
-        String answer = raw("POST", "outbox", Map.of("Host", "evil.example:666", "Content-Type", "application/json"), body);
+        String body = "{\"appId\":\"" + APP_A + "\",\"sourceKind\":\"kv\",\"triggerId\":\"" + trigger
+                + "\",\"payload\":{}}";
+        String answer = raw("POST", "outbox", Map.of("Host", "evil.example:666", "Content-Type", "application/json"),
+                body);
         String head = answer.substring(0, answer.indexOf("\r\n\r\n"));
         assertTrue(head.startsWith("HTTP/1.1 201"), head);
-        String location = head.lines().filter(l -> l.regionMatches(true, 0, "Location:", 0, 9)).findFirst().orElseThrow()
+        String location = head.lines().filter(l -> l.regionMatches(true, 0, "Location:", 0, 9)).findFirst()
+                .orElseThrow()
                 .substring(9).strip();
         assertTrue(location.startsWith("/outbox/api/v1/outbox/"), location);
         assertFalse(head.contains("evil.example"), head);
@@ -176,8 +183,10 @@ class HardeningIT {
      * A request written by hand, so the test chooses every header (also {@code Host}); returns the
      * whole answer, status line first.
      */
-    private String raw(String method, String path, Map<String, String> headers, String body) throws java.io.IOException {
-        return RawRequests.send(base, method, path, headers, body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8));
+    private String raw(String method, String path, Map<String, String> headers, String body)
+            throws java.io.IOException {
+        return RawRequests.send(base, method, path, headers,
+                body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -191,25 +200,34 @@ class HardeningIT {
         Api.Reply invoked;
         try {
             // each node sees the switch at its next tick and says so in its heartbeat
-            Eventually.until(WAIT, () -> api.get(ADMIN, "admin/nodes").object().getJsonArray("items").getValuesAs(JsonObject.class)
-                    .stream().filter(n -> "alive".equals(n.getString("status"))).allMatch(n -> n.getBoolean("paused")),
+            Eventually.until(WAIT,
+                    () -> api.get(ADMIN, "admin/nodes").object().getJsonArray("items").getValuesAs(JsonObject.class)
+                            .stream().filter(n -> "alive".equals(n.getString("status")))
+                            .allMatch(n -> n.getBoolean("paused")),
                     () -> api.get(ADMIN, "admin/nodes").body());
-            invoked = api.post(PRODUCER_A, "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=0", "{\"payload\":{}}");
+            invoked = api.post(PRODUCER_A, "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=0",
+                    "{\"payload\":{}}");
         } finally {
             assertEquals(204, api.post(ADMIN, "admin/dispatcher/resume", null).status());
         }
         assertEquals(202, invoked.status(), invoked.toString());
         String row = invoked.object().getString("id");
         String reply = "replies/" + invoked.object().getString("replyId");
-        Eventually.until(WAIT, () -> api.get(PRODUCER_A, reply).status() == 502, () -> api.get(PRODUCER_A, reply).toString());
+        Eventually.until(WAIT, () -> api.get(PRODUCER_A, reply).status() == 502,
+                () -> api.get(PRODUCER_A, reply).toString());
 
         Api.Reply fixed = api.call(ADMIN, "PUT", "apps/" + APP_A + "/triggers/" + trigger,
-                "{\"sourceKind\":\"http\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"},\"maxAttempts\":1}", Map.of());
+                "{\"sourceKind\":\"http\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"},\"maxAttempts\":1}",
+                Map.of());
         assertEquals(200, fixed.status(), fixed.toString());
         Api.Reply replayed = api.post(ADMIN, "admin/dead-letters/" + row + "/replay", null);
         assertEquals(201, replayed.status(), replayed.toString());
-        Eventually.until(WAIT, () -> api.get(PRODUCER_A, reply).status() == 200, () -> api.get(PRODUCER_A, reply).toString());
-        assertEquals("ok", api.get(PRODUCER_A, reply).json() instanceof jakarta.json.JsonString s ? s.getString() : api.get(PRODUCER_A, reply).body());
+        Eventually.until(WAIT, () -> api.get(PRODUCER_A, reply).status() == 200,
+                () -> api.get(PRODUCER_A, reply).toString());
+        assertEquals("ok",
+                api.get(PRODUCER_A, reply).json() instanceof jakarta.json.JsonString s
+                        ? s.getString()
+                        : api.get(PRODUCER_A, reply).body());
     }
 
     @Test
@@ -229,14 +247,17 @@ class HardeningIT {
                 Map.of("Content-Type", "application/x-www-form-urlencoded"),
                 Map.of("X-Requested-By", "x", "Origin", "http://evil.example"),                  // a script elsewhere
                 Map.of("X-Requested-By", "x", "Origin", "null"))) {
-            String answer = raw("POST", "admin/dispatcher/pause", headers, headers.containsKey("Content-Type") ? "a=b" : null);
+            String answer = raw("POST", "admin/dispatcher/pause", headers,
+                    headers.containsKey("Content-Type") ? "a=b" : null);
             assertTrue(answer.startsWith(refused), headers + " -> " + answer);
             assertTrue(answer.contains("application/problem+json") && answer.contains("cross-site-request"), answer);
-            assertFalse(api.get(ADMIN, "admin/stats").object().getBoolean("paused"), headers + " paused the dispatcher");
+            assertFalse(api.get(ADMIN, "admin/stats").object().getBoolean("paused"),
+                    headers + " paused the dispatcher");
         }
         String replay = raw("POST", "admin/dead-letters/" + UUID.randomUUID() + "/replay", Map.of(), null);
         assertTrue(replay.startsWith(refused), replay);
-        String discard = raw("DELETE", "admin/dead-letters/" + UUID.randomUUID(), Map.of("Origin", "http://evil.example"), null);
+        String discard = raw("DELETE", "admin/dead-letters/" + UUID.randomUUID(),
+                Map.of("Origin", "http://evil.example"), null);
         assertTrue(discard.startsWith(refused), discard);
 
         // what the console and scripts send: the header, or a JSON content type; an Origin of this server
@@ -244,7 +265,8 @@ class HardeningIT {
         assertTrue(raw("POST", "admin/dispatcher/pause", Map.of("X-Requested-By", "console", "Origin", own), null)
                 .startsWith("HTTP/1.1 204"));
         assertTrue(api.get(ADMIN, "admin/stats").object().getBoolean("paused"));
-        assertTrue(raw("POST", "admin/dispatcher/resume", Map.of("Content-Type", "application/json"), null).startsWith("HTTP/1.1 204"));
+        assertTrue(raw("POST", "admin/dispatcher/resume", Map.of("Content-Type", "application/json"), null)
+                .startsWith("HTTP/1.1 204"));
         assertFalse(api.get(ADMIN, "admin/stats").object().getBoolean("paused"));
     }
 }

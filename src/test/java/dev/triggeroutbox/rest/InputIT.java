@@ -68,7 +68,8 @@ class InputIT {
     @BeforeEach
     void setUp() throws SQLException {
         api = new Api(base);
-        db = DriverManager.getConnection(System.getenv("DB_URL"), System.getenv("DB_USER"), System.getenv("DB_PASSWORD"));
+        db = DriverManager.getConnection(System.getenv("DB_URL"), System.getenv("DB_USER"),
+                System.getenv("DB_PASSWORD"));
         assertEquals(204, api.post(ADMIN, "admin/dispatcher/pause", null).status());
         trigger = created(api.post(ADMIN, "apps/" + APP_A + "/triggers",
                 "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"},\"enabled\":false}"));
@@ -109,26 +110,35 @@ class InputIT {
         }
         for (String at : List.of("+999999999-12-31T23:59:59Z", "+294277-01-01T00:00:00Z", "2999-01-01T00:00:00Z",
                 "1900-01-01T00:00:00Z", "-4713-01-01T00:00:00Z")) {
-            cases.add(new Case(PRODUCER_A, "outbox", row + "\"payload\":{},\"deliverAt\":\"" + at + "\"}", "deliverAt"));
-            cases.add(new Case(PRODUCER_A, events, "{\"sourceKind\":\"kv\",\"payload\":{},\"deliverAt\":\"" + at + "\"}", "deliverAt"));
+            cases.add(
+                    new Case(PRODUCER_A, "outbox", row + "\"payload\":{},\"deliverAt\":\"" + at + "\"}", "deliverAt"));
+            cases.add(new Case(PRODUCER_A, events,
+                    "{\"sourceKind\":\"kv\",\"payload\":{},\"deliverAt\":\"" + at + "\"}", "deliverAt"));
         }
         for (String depth : List.of("18446744073709551619", "4294967299", "9223372036854775808", "-1")) {
-            cases.add(new Case(PRODUCER_A, "outbox", row + "\"payload\":{},\"triggerDepth\":" + depth + "}", "triggerDepth"));
-            cases.add(new Case(PRODUCER_A, events, "{\"sourceKind\":\"kv\",\"payload\":{},\"triggerDepth\":" + depth + "}", "triggerDepth"));
+            cases.add(new Case(PRODUCER_A, "outbox", row + "\"payload\":{},\"triggerDepth\":" + depth + "}",
+                    "triggerDepth"));
+            cases.add(new Case(PRODUCER_A, events,
+                    "{\"sourceKind\":\"kv\",\"payload\":{},\"triggerDepth\":" + depth + "}", "triggerDepth"));
         }
         for (String text : List.of("\\ud800", "x\\udc00", "\\u0000")) {
             cases.add(new Case(PRODUCER_A, "outbox", row + "\"payload\":{\"s\":\"" + text + "\"}}", "payload"));
-            cases.add(new Case(PRODUCER_A, events, "{\"sourceKind\":\"kv\",\"payload\":{\"" + text + "\":1}}", "payload"));
-            cases.add(new Case(ADMIN, triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"" + text + "\"}}",
+            cases.add(new Case(PRODUCER_A, events, "{\"sourceKind\":\"kv\",\"payload\":{\"" + text + "\":1}}",
+                    "payload"));
+            cases.add(new Case(ADMIN, triggers,
+                    "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"" + text + "\"}}",
                     "target.name"));
         }
-        for (String url : List.of("http://example.com:99999/hook", "https://example.com:0/", "http://example.com:4294967377/")) {
-            cases.add(new Case(ADMIN, triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}",
+        for (String url : List.of("http://example.com:99999/hook", "https://example.com:0/",
+                "http://example.com:4294967377/")) {
+            cases.add(new Case(ADMIN, triggers,
+                    "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"" + url + "\"}}",
                     "target.url"));
         }
         long before = written();
         String forged = java.util.Base64.getUrlEncoder().withoutPadding()
-                .encodeToString(("+999999999-12-31T23:59:59Z|" + UUID.randomUUID()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                .encodeToString(("+999999999-12-31T23:59:59Z|" + UUID.randomUUID())
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
         for (String list : List.of("admin/dead-letters", "admin/triggers", "admin/audit")) {
             Api.Reply r = api.get(ADMIN, list + "?cursor=" + forged);
             assertEquals(400, r.status(), list + " -> " + r);
@@ -148,14 +158,16 @@ class InputIT {
     void anEscapedBackslashBeforeU0000IsTextAndIsStoredAsSent() {
         // the JSON string "C:\\u0000": a backslash and the text u0000, no NUL character; due in an hour, so the row is
         // still in the outbox when the test reads its stored payload (not delivered and moved to the history)
-        Api.Reply r = api.post(PRODUCER_A, "outbox", "{\"appId\":\"" + APP_A + "\",\"sourceKind\":\"kv\",\"triggerId\":\""
-                + trigger + "\",\"deliverAt\":\"" + java.time.OffsetDateTime.now().plusHours(1) + "\","
-                + "\"payload\":{\"path\":\"C:\\\\u0000\",\"big\":1e300}}");
+        Api.Reply r = api.post(PRODUCER_A, "outbox",
+                "{\"appId\":\"" + APP_A + "\",\"sourceKind\":\"kv\",\"triggerId\":\""
+                        + trigger + "\",\"deliverAt\":\"" + java.time.OffsetDateTime.now().plusHours(1) + "\","
+                        + "\"payload\":{\"path\":\"C:\\\\u0000\",\"big\":1e300}}");
         String id = created(r);
         assertEquals(200, api.get(PRODUCER_A, "outbox/" + id).status());
         Api.Reply admin = api.get(ADMIN, "admin/rows/" + id);
         assertEquals(200, admin.status(), admin.toString());
-        assertEquals(1, ItDatabase.count("SELECT count(*) FROM outbox WHERE id = ?::uuid AND payload ->> 'path' = ?", id, "C:\\u0000"));
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM outbox WHERE id = ?::uuid AND payload ->> 'path' = ?",
+                id, "C:\\u0000"));
     }
 
     // ---- generated bodies ------------------------------------------------------------------------
@@ -170,9 +182,11 @@ class InputIT {
         Hostile hostile = new Hostile(random);
         String app = APP_A.toString();
         List<Endpoint> endpoints = List.of(
-                new Endpoint(PRODUCER_A, "POST", "outbox", fields("appId", q(app), "sourceKind", q("kv"), "triggerId", q(trigger),
-                        "payload", "{\"k\":1}")),
-                new Endpoint(PRODUCER_A, "POST", "apps/" + app + "/events", fields("sourceKind", q("kv"), "payload", "{\"k\":1}")),
+                new Endpoint(PRODUCER_A, "POST", "outbox",
+                        fields("appId", q(app), "sourceKind", q("kv"), "triggerId", q(trigger),
+                                "payload", "{\"k\":1}")),
+                new Endpoint(PRODUCER_A, "POST", "apps/" + app + "/events",
+                        fields("sourceKind", q("kv"), "payload", "{\"k\":1}")),
                 new Endpoint(PRODUCER_A, "POST", "apps/" + app + "/triggers/" + invoked + "/invoke?timeoutMs=0",
                         fields("payload", "{\"k\":1}")),
                 new Endpoint(PRODUCER_A, "POST", "apps/" + app + "/email", fields("from", q("a@example.com"),
@@ -181,17 +195,21 @@ class InputIT {
                         "target", "{\"type\":\"handler\",\"name\":\"recorder\"}", "enabled", "false")),
                 new Endpoint(ADMIN, "PUT", "apps/" + app + "/triggers/" + trigger, fields("sourceKind", q("kv"),
                         "target", "{\"type\":\"handler\",\"name\":\"recorder\"}", "enabled", "false")),
-                new Endpoint(ADMIN, "POST", "admin/dead-letters/replay", fields("appId", q(UUID.randomUUID().toString()), "limit", "1")),
-                new Endpoint(ADMIN, "POST", "admin/dead-letters/discard", fields("appId", q(UUID.randomUUID().toString()),
-                        "orderingKey", q("k"))),
+                new Endpoint(ADMIN, "POST", "admin/dead-letters/replay",
+                        fields("appId", q(UUID.randomUUID().toString()), "limit", "1")),
+                new Endpoint(ADMIN, "POST", "admin/dead-letters/discard",
+                        fields("appId", q(UUID.randomUUID().toString()),
+                                "orderingKey", q("k"))),
                 new Endpoint(PRODUCER_A, "POST", "apps/" + app + "/events:batch", fields("events",
                         "[{\"sourceKind\":\"kv\",\"payload\":{\"k\":1},\"orderingKey\":\"k-1\"}]")),
                 new Endpoint(PRODUCER_A, "POST", "./outbox:batch", fields("events", "[{\"appId\":\"" + app
                         + "\",\"sourceKind\":\"kv\",\"triggerId\":\"" + trigger + "\",\"payload\":1}]")),
                 new Endpoint(ADMIN, "POST", "admin/outbox/cancel", fields("appId", q(UUID.randomUUID().toString()),
                         "olderThan", q("2026-01-01T00:00:00Z"))),
-                new Endpoint(ADMIN, "POST", "admin/lanes/skip", fields("triggerId", q(trigger), "orderingKey", q("k-1"))),
-                new Endpoint(ADMIN, "POST", "admin/lanes/retry", fields("triggerId", q(trigger), "orderingKey", q("k-1"))),
+                new Endpoint(ADMIN, "POST", "admin/lanes/skip",
+                        fields("triggerId", q(trigger), "orderingKey", q("k-1"))),
+                new Endpoint(ADMIN, "POST", "admin/lanes/retry",
+                        fields("triggerId", q(trigger), "orderingKey", q("k-1"))),
                 new Endpoint(ADMIN, "POST", "apps/" + app + "/triggers/" + trigger + "/hold", fields()),
                 new Endpoint(ADMIN, "POST", "admin/apps/" + app + "/release", fields()));
         List<String> rows = new ArrayList<>();
@@ -202,7 +220,9 @@ class InputIT {
             String body = hostile.body(e.valid());
             String where = "seed " + SEED + ", body " + i + ": " + e.method() + " " + e.path() + " " + shortened(body);
             long before = written();
-            Map<String, String> headers = random.nextInt(10) == 0 ? Map.of("Idempotency-Key", "k-" + random.nextInt(50)) : Map.of();
+            Map<String, String> headers = random.nextInt(10) == 0
+                    ? Map.of("Idempotency-Key", "k-" + random.nextInt(50))
+                    : Map.of();
             Api.Reply r = api.call(e.user(), e.method(), e.path(), body, headers);
             if (r.status() >= 200 && r.status() < 300) {
                 accepted++;
@@ -248,10 +268,12 @@ class InputIT {
             }
         });
         assertTrue(reads.size() >= 15, "the document's reads: " + reads.size());
-        List<String> values = List.of("", "x", "-1", "0", "1", "501", "99999999999999999999", "1e3", "2.5", "NaN", "null",
+        List<String> values = List.of("", "x", "-1", "0", "1", "501", "99999999999999999999", "1e3", "2.5", "NaN",
+                "null",
                 "true", "\u0000", "a\u0000b", "'", "\"", "%", "_", "\\", "k".repeat(10_000), "\ud83d\ude00",
                 UUID.randomUUID().toString(), APP_A.toString(), "00000000-0000-0000-0000-000000000000",
-                "2026-01-01T00:00:00Z", "2026-13-01T00:00:00Z", "+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z",
+                "2026-01-01T00:00:00Z", "2026-13-01T00:00:00Z", "+999999999-12-31T23:59:59Z",
+                "-999999999-01-01T00:00:00Z",
                 "2026-01-01", "AAAA", "dGVzdA==", "eyJ4IjoxfQ", "pending", "dead", "delivered", "in_flight", "held",
                 "cancelled", "kv", "sourceKind", "appId", "outbox.bulk-cancel", "../..", "a/b", "?x=1", "#", " ");
         int refused = 0;
@@ -261,12 +283,16 @@ class InputIT {
             StringBuilder url = new StringBuilder();
             for (String part : read[0].split("/")) {
                 url.append(url.length() == 0 ? "" : "/").append(part.startsWith("{")
-                        ? (random.nextInt(4) == 0 ? APP_A.toString() : segment(values.get(random.nextInt(values.size())))) : part);
+                        ? (random.nextInt(4) == 0
+                                ? APP_A.toString()
+                                : segment(values.get(random.nextInt(values.size()))))
+                        : part);
             }
             String sep = "?";
             for (String name : read[1].isEmpty() ? new String[0] : read[1].split(",")) {
                 if (random.nextInt(3) > 0) {
-                    url.append(sep).append(name).append('=').append(parameter(values.get(random.nextInt(values.size()))));
+                    url.append(sep).append(name).append('=')
+                            .append(parameter(values.get(random.nextInt(values.size()))));
                     sep = "&";
                 }
             }
@@ -282,10 +308,12 @@ class InputIT {
                 fail(where + " -> " + shortened(r.toString()));
             }
         }
-        System.out.printf("InputIT: seed %d, %d reads of %d endpoints: %d refused with a problem, %d by the server itself%n",
+        System.out.printf(
+                "InputIT: seed %d, %d reads of %d endpoints: %d refused with a problem, %d by the server itself%n",
                 SEED + 1, READS, reads.size(), refused, byTheServer);
         assertTrue(refused > READS / 4, "the generator should mostly produce bad reads: " + refused);
-        assertTrue(byTheServer < READS / 10, "the server itself refused " + byTheServer + " reads: the WAR saw too few");
+        assertTrue(byTheServer < READS / 10,
+                "the server itself refused " + byTheServer + " reads: the WAR saw too few");
     }
 
     /** A value as one path segment, percent-encoded (a slash included). */
@@ -295,7 +323,9 @@ class InputIT {
 
     /** A value as a query parameter, percent-encoded; now and then a lone surrogate's bytes, which are no UTF-8. */
     private static String parameter(String value) {
-        return value.equals("\ud83d\ude00") ? "%ED%A0%80" : java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8);
+        return value.equals("\ud83d\ude00")
+                ? "%ED%A0%80"
+                : java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static List<String> rowIds(Api.Reply r) {
@@ -321,21 +351,29 @@ class InputIT {
                 "1e131072", "-1e131072", "1e-16384", "1e999999999999", "1e-2147483649", "18446744073709551619",
                 "-9223372036854775809", "4294967299", "1e400", "-1e-400", "0.1e-16383", "-0", "1.0", "2.5", "0", "-1",
                 "NaN", "Infinity", "1" + "0".repeat(1200), "0x10", "01",
-                "\"\\ud800\"", "\"\\udc00x\"", "\"a\\u0000b\"", "\"\\\\u0000\"", "\"\"", "\"x\"", "\"kv\"", "\"telepathy\"",
+                "\"\\ud800\"", "\"\\udc00x\"", "\"a\\u0000b\"", "\"\\\\u0000\"", "\"\"", "\"x\"", "\"kv\"",
+                "\"telepathy\"",
                 "\"" + "y".repeat(300_000) + "\"", "\"\\ud83d\\ude00\"",
                 "\"2026-01-01T00:00:00Z\"", "\"+999999999-12-31T23:59:59Z\"", "\"-999999999-01-01T00:00:00Z\"",
-                "\"9999-12-31T23:59:59Z\"", "\"0001-01-01T00:00:00Z\"", "\"2026-02-30T00:00:00Z\"", "\"2030-01-01T00:00:00+18:00\"",
-                "\"http://example.com:99999/\"", "\"http://example.com:0/\"", "\"http://[::1]:80/\"", "\"http://10.0.0.1/\"",
+                "\"9999-12-31T23:59:59Z\"", "\"0001-01-01T00:00:00Z\"", "\"2026-02-30T00:00:00Z\"",
+                "\"2030-01-01T00:00:00+18:00\"",
+                "\"http://example.com:99999/\"", "\"http://example.com:0/\"", "\"http://[::1]:80/\"",
+                "\"http://10.0.0.1/\"",
                 "\"00000000-0000-0000-0000-000000000000\"", "\"" + UUID.randomUUID() + "\"", "\"" + APP_A + "\"",
-                "null", "true", "false", "[]", "{}", "[[[[[[[[[[1]]]]]]]]]]", "[" .repeat(1100) + "]".repeat(1100),
-                "{\"type\":\"webhook\",\"url\":\"http://example.com:70000/\"}", "{\"type\":\"handler\",\"name\":\"\\ud800\"}",
+                "null", "true", "false", "[]", "{}", "[[[[[[[[[[1]]]]]]]]]]", "[".repeat(1100) + "]".repeat(1100),
+                "{\"type\":\"webhook\",\"url\":\"http://example.com:70000/\"}",
+                "{\"type\":\"handler\",\"name\":\"\\ud800\"}",
                 "{\"type\":\"handler\",\"name\":\"recorder\"}", "[\"b@example.com\", 7]", "[\"\\u0000@x\"]",
-                "\"" + "k".repeat(201) + "\"", "\"block\"", "[null]", "[{}]", "[{\"sourceKind\":\"kv\",\"payload\":1,\"orderingKey\":\"\"}]",
+                "\"" + "k".repeat(201) + "\"", "\"block\"", "[null]", "[{}]",
+                "[{\"sourceKind\":\"kv\",\"payload\":1,\"orderingKey\":\"\"}]",
                 "[{\"sourceKind\":\"kv\",\"payload\":1,\"orderingKey\":7}]",
-                "[" + String.join(",", java.util.Collections.nCopies(1001, "{\"sourceKind\":\"kv\",\"payload\":1}")) + "]");
-        private static final List<String> NAMES = List.of("appId", "sourceKind", "triggerId", "scriptId", "replyTo", "payload",
+                "[" + String.join(",", java.util.Collections.nCopies(1001, "{\"sourceKind\":\"kv\",\"payload\":1}"))
+                        + "]");
+        private static final List<String> NAMES = List.of("appId", "sourceKind", "triggerId", "scriptId", "replyTo",
+                "payload",
                 "rootExecutionId", "triggerDepth", "deliverAt", "target", "enabled", "maxAttempts", "from", "to", "cc",
-                "subject", "text", "date", "attachments", "limit", "all", "error", "status", "attemptCount", "\\ud800", "",
+                "subject", "text", "date", "attachments", "limit", "all", "error", "status", "attemptCount", "\\ud800",
+                "",
                 "orderingKey", "onDeadLetter", "olderThan", "events", "errorGroup", "discardPending");
 
         private final Random random;
@@ -368,7 +406,8 @@ class InputIT {
                 }
             }
             StringBuilder text = new StringBuilder("{");
-            fields.forEach((k, v) -> text.append(text.length() > 1 ? "," : "").append('"').append(k).append("\":").append(v));
+            fields.forEach(
+                    (k, v) -> text.append(text.length() > 1 ? "," : "").append('"').append(k).append("\":").append(v));
             text.append('}');
             return switch (random.nextInt(12)) {
                 case 0 -> text.substring(0, random.nextInt(text.length()));
@@ -402,9 +441,11 @@ class InputIT {
     /** A 4xx problem in our words: no stack trace, no SQL, no class or package names. */
     private static void assertSafeProblem(Api.Reply r, String where) {
         assertTrue(r.isProblem(), where + " -> " + shortened(r.toString()));
-        for (String leak : List.of("Exception", "SQL", "PSQL", "ERROR:", "org.", "java.", "jakarta.", "at dev.", "RESTEASY",
+        for (String leak : List.of("Exception", "SQL", "PSQL", "ERROR:", "org.", "java.", "jakarta.", "at dev.",
+                "RESTEASY",
                 "postgres", "jsonb", "numeric field")) {
-            assertTrue(!r.body().contains(leak), "problem leaks '" + leak + "': " + where + " -> " + shortened(r.body()));
+            assertTrue(!r.body().contains(leak),
+                    "problem leaks '" + leak + "': " + where + " -> " + shortened(r.body()));
         }
     }
 

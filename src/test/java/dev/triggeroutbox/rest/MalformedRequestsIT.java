@@ -44,7 +44,8 @@ class MalformedRequestsIT {
     /** An answer as it came: its status, its headers (names lower-cased) and its body. */
     private record Answer(int status, Map<String, String> headers, String body) {
         boolean isProblem() {
-            return headers.getOrDefault("content-type", "").startsWith("application/problem+json") && body.contains("\"status\":" + status);
+            return headers.getOrDefault("content-type", "").startsWith("application/problem+json")
+                    && body.contains("\"status\":" + status);
         }
 
         @Override
@@ -64,7 +65,8 @@ class MalformedRequestsIT {
         Map<String, String> answerHeaders = new LinkedHashMap<>();
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
-            answerHeaders.put(lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).strip());
+            answerHeaders.put(lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT),
+                    lines[i].substring(colon + 1).strip());
         }
         String rest = answer.substring(end + 4);
         return new Answer(Integer.parseInt(lines[0].split(" ")[1]), answerHeaders,
@@ -126,9 +128,11 @@ class MalformedRequestsIT {
         refused.put("trailing garbage", publish("application/json", utf8(event + "xyz [[[")));
         refused.put("two values", publish("application/json", utf8(event + "{}")));
         refused.put("bytes that are not UTF-8", publish("application/json",
-                concat(utf8("{\"sourceKind\":\"kv\",\"payload\":{\"v\":\"a"), new byte[] {(byte) 0xff, (byte) 0xfe, (byte) 0xc0, (byte) 0xaf}, utf8("\"}}"))));
+                concat(utf8("{\"sourceKind\":\"kv\",\"payload\":{\"v\":\"a"),
+                        new byte[] {(byte) 0xff, (byte) 0xfe, (byte) 0xc0, (byte) 0xaf}, utf8("\"}}"))));
         refused.put("an encoded surrogate", publish("application/json",
-                concat(utf8("{\"sourceKind\":\"kv\",\"payload\":{\"v\":\""), new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80}, utf8("\"}}"))));
+                concat(utf8("{\"sourceKind\":\"kv\",\"payload\":{\"v\":\""),
+                        new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80}, utf8("\"}}"))));
         refused.put("latin-1 declared", publish("application/json; charset=ISO-8859-1", utf8(event)));
         refused.put("a charset that does not exist", publish("application/json; charset=bogus", utf8(event)));
         refused.put("an empty charset", publish("application/json; charset=", utf8(event)));
@@ -137,11 +141,13 @@ class MalformedRequestsIT {
             assertTrue(answer.status() == 400 || answer.status() == 415, what + " -> " + answer);
             assertTrue(answer.isProblem(), what + " -> " + answer);
         });
-        assertTrue(refused.get("bytes that are not UTF-8").body().contains("not-utf-8"), refused.get("bytes that are not UTF-8").toString());
+        assertTrue(refused.get("bytes that are not UTF-8").body().contains("not-utf-8"),
+                refused.get("bytes that are not UTF-8").toString());
         assertEquals(2, everythingOfTheApp(), "a refused request writes nothing");
 
         // a byte order mark may lead (RFC 8259 lets a reader ignore it), and UTF-8 may be said
-        Answer marked = publish("application/json; charset=UTF-8", concat(new byte[] {(byte) 0xef, (byte) 0xbb, (byte) 0xbf}, utf8(event)));
+        Answer marked = publish("application/json; charset=UTF-8",
+                concat(new byte[] {(byte) 0xef, (byte) 0xbb, (byte) 0xbf}, utf8(event)));
         assertEquals(202, marked.status(), marked.toString());
         assertEquals(3, everythingOfTheApp());
         Answer quoted = publish("application/json; charset=\"utf-8\"", utf8(event));
@@ -157,7 +163,8 @@ class MalformedRequestsIT {
         malformed.put("an empty Content-Type", Map.of("Content-Type", ""));
         for (String path : new String[] {"health", "admin/stats", "apps/" + app + "/events"}) {
             for (var entry : malformed.entrySet()) {
-                Answer a = send(path.endsWith("events") ? "POST" : "GET", path, entry.getValue(), path.endsWith("events") ? utf8("{}") : new byte[0]);
+                Answer a = send(path.endsWith("events") ? "POST" : "GET", path, entry.getValue(),
+                        path.endsWith("events") ? utf8("{}") : new byte[0]);
                 assertEquals(400, a.status(), entry.getKey() + " on " + path + " -> " + a);
                 assertTrue(a.isProblem(), entry.getKey() + " on " + path + " -> " + a);
             }
@@ -178,14 +185,16 @@ class MalformedRequestsIT {
                 }
                 assertEquals(401, a.status(), credentials + " on " + path + " -> " + a);
                 assertTrue(a.isProblem(), credentials + " on " + path + " -> " + a);
-                assertTrue(a.headers().getOrDefault("www-authenticate", "").startsWith("Basic"), a.headers().toString());
+                assertTrue(a.headers().getOrDefault("www-authenticate", "").startsWith("Basic"),
+                        a.headers().toString());
             }
         }
     }
 
     @Test
     void aNulCharacterInTheAddressIsRefused() throws IOException {
-        for (String path : new String[] {"admin/audit?action=%00", "admin/dead-letters?error=a%00b", "admin/triggers?sourceKind=%00"}) {
+        for (String path : new String[] {"admin/audit?action=%00", "admin/dead-letters?error=a%00b",
+                "admin/triggers?sourceKind=%00"}) {
             Answer a = send("GET", path, Map.of());
             assertEquals(400, a.status(), path + " -> " + a);
             assertTrue(a.isProblem() && a.body().contains("nul-character"), path + " -> " + a);
@@ -198,7 +207,8 @@ class MalformedRequestsIT {
         for (String path : new String[] {"outbox/%ED%A0%80", "admin/rows/%FF%FE"}) {
             Answer a = send("GET", path, Map.of());
             assertTrue(a.status() == 400 || a.status() == 404, path + " -> " + a);
-            boolean refusedByTheServerItself = a.status() == 400 && a.body().isEmpty() && !a.headers().containsKey("content-type");
+            boolean refusedByTheServerItself = a.status() == 400 && a.body().isEmpty()
+                    && !a.headers().containsKey("content-type");
             assertTrue(a.isProblem() || refusedByTheServerItself, path + " -> " + a);
         }
     }

@@ -84,7 +84,8 @@ class OpenApiDocumentTest {
         java.nio.file.Path classes = java.nio.file.Path.of("target/classes");
         List<String> names;
         try (Stream<java.nio.file.Path> files = Files.walk(classes.resolve("dev/triggeroutbox"))) {
-            names = files.map(f -> classes.relativize(f).toString()).filter(f -> f.endsWith(".class") && !f.contains("$"))
+            names = files.map(f -> classes.relativize(f).toString())
+                    .filter(f -> f.endsWith(".class") && !f.contains("$"))
                     .map(f -> f.substring(0, f.length() - ".class".length()).replace('/', '.')).toList();
         }
         Map<String, Operation> ops = new TreeMap<>();
@@ -131,7 +132,8 @@ class OpenApiDocumentTest {
         if (m.isAnnotationPresent(PermitAll.class)) {
             return Set.of();
         }
-        RolesAllowed roles = m.isAnnotationPresent(RolesAllowed.class) ? m.getAnnotation(RolesAllowed.class)
+        RolesAllowed roles = m.isAnnotationPresent(RolesAllowed.class)
+                ? m.getAnnotation(RolesAllowed.class)
                 : type.getAnnotation(RolesAllowed.class);
         if (roles == null || type.isAnnotationPresent(PermitAll.class) && !m.isAnnotationPresent(RolesAllowed.class)) {
             return Set.of();
@@ -149,14 +151,17 @@ class OpenApiDocumentTest {
         doc.getJsonObject("paths").forEach((path, item) -> item.asJsonObject().forEach((verb, value) -> {
             JsonObject op = value.asJsonObject();
             List<JsonObject> params = op.containsKey("parameters")
-                    ? op.getJsonArray("parameters").getValuesAs(JsonObject.class) : new ArrayList<>();
+                    ? op.getJsonArray("parameters").getValuesAs(JsonObject.class)
+                    : new ArrayList<>();
             Set<String> roles = op.getJsonArray("x-roles").getValuesAs(JsonString.class).stream()
                     .map(JsonString::getString).collect(Collectors.toCollection(TreeSet::new));
             // an open operation says so with an empty security list; a protected one asks for basic
-            assertEquals(roles.isEmpty(), op.getJsonArray("security").isEmpty(), verb + " " + path + ": security vs x-roles");
+            assertEquals(roles.isEmpty(), op.getJsonArray("security").isEmpty(),
+                    verb + " " + path + ": security vs x-roles");
             assertTrue(op.containsKey("responses") && op.containsKey("summary"), verb + " " + path);
-            ops.put(verb.toUpperCase() + " " + normalize(path), new Operation(names(params, "query"), names(params, "header"),
-                    names(params, "path"), roles));
+            ops.put(verb.toUpperCase() + " " + normalize(path),
+                    new Operation(names(params, "query"), names(params, "header"),
+                            names(params, "path"), roles));
         }));
         return ops;
     }

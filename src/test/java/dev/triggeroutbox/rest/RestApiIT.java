@@ -64,7 +64,8 @@ class RestApiIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     /** A deliverAt that keeps a row scheduled for the whole run, inside the 10 years a deliverAt may lie ahead. */
-    private static final String LATER = java.time.Instant.now().plus(Duration.ofDays(5 * 365)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    private static final String LATER = java.time.Instant.now().plus(Duration.ofDays(5 * 365))
+            .truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
 
     @Deployment(testable = false)
     static WebArchive deployment() {
@@ -130,13 +131,15 @@ class RestApiIT {
         UUID trigger = handlerTrigger(APP_A, "kv", "recorder", true);
         // by hand: the Location header is the point
         Api.Reply r = api.post(PRODUCER_A, "outbox", """
-                {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{"key":"k","value":42}}""".formatted(APP_A, trigger));
+                {"appId":"%s","sourceKind":"kv","triggerId":"%s","payload":{"key":"k","value":42}}""".formatted(APP_A,
+                trigger));
         assertEquals(201, r.status(), r.toString());
         UUID id = UUID.fromString(r.object().getString("id"));
         assertTrue(r.location().endsWith("/outbox/api/v1/outbox/" + id), r.location());
         Eventually.until(WAIT, () -> "delivered".equals(status(producerA, id)), () -> status(producerA, id));
 
-        UUID later = producerA.enqueue(new NewRow(APP_A, "kv", trigger, JsonValue.EMPTY_JSON_OBJECT, OffsetDateTime.parse(LATER)));
+        UUID later = producerA
+                .enqueue(new NewRow(APP_A, "kv", trigger, JsonValue.EMPTY_JSON_OBJECT, OffsetDateTime.parse(LATER)));
         assertEquals("scheduled", status(producerA, later));
     }
 
@@ -166,7 +169,8 @@ class RestApiIT {
         UUID trigger = handlerTrigger(APP_A, "email", "recorder", true);
         String marker = UUID.randomUUID().toString();
         String body = """
-                {"appId":"%s","sourceKind":"email","triggerId":"%s","payload":{"marker":"%s"},"deliverAt":"%s"}""".formatted(APP_A, trigger, marker, LATER);
+                {"appId":"%s","sourceKind":"email","triggerId":"%s","payload":{"marker":"%s"},"deliverAt":"%s"}"""
+                .formatted(APP_A, trigger, marker, LATER);
         Map<String, String> key = Map.of("Idempotency-Key", "order-" + marker);
         Api.Reply first = api.call(PRODUCER_A, "POST", "outbox", body, key);
         Api.Reply second = api.call(PRODUCER_A, "POST", "outbox", body, key);
@@ -225,26 +229,52 @@ class RestApiIT {
                 new Case("outbox", "{\"appId\":", 400, null),
                 new Case("outbox", "not json at all", 400, null),
                 new Case("outbox", "[1,2]", 400, "(body)"),
-                new Case("outbox", "{\"appId\":\"%s\",\"sourceKind\":\"telepathy\",\"payload\":{}}".formatted(APP_A), 400, "sourceKind"),
+                new Case("outbox", "{\"appId\":\"%s\",\"sourceKind\":\"telepathy\",\"payload\":{}}".formatted(APP_A),
+                        400, "sourceKind"),
                 new Case("outbox", "{\"appId\":\"%s\",\"sourceKind\":\"kv\"}".formatted(APP_A), 400, "payload"),
                 new Case("outbox", "{\"sourceKind\":\"kv\",\"payload\":{}}", 400, "appId"),
                 new Case("outbox", "{\"appId\":42,\"sourceKind\":\"kv\",\"payload\":{}}", 400, "appId"),
-                new Case("outbox", "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"payload\":{},\"triggerDepth\":\"deep\"}".formatted(APP_A), 400, "triggerDepth"),
-                new Case("outbox", "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"payload\":{},\"deliverAt\":\"tomorrow\"}".formatted(APP_A), 400, "deliverAt"),
-                new Case("outbox", "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"payload\":{},\"status\":\"delivered\"}".formatted(APP_A), 400, "status"),
-                new Case("outbox", "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"payload\":{},\"attemptCount\":0}".formatted(APP_A), 400, "attemptCount"),
-                new Case("outbox", "{\"id\":\"%s\",\"appId\":\"%s\",\"sourceKind\":\"kv\",\"payload\":{}}".formatted(UUID.randomUUID(), APP_A), 400, "id"),
-                new Case("outbox", "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"triggerId\":\"%s\",\"payload\":{},\"triggerDepth\":9}".formatted(APP_A, trigger), 422, null),
+                new Case("outbox",
+                        "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"payload\":{},\"triggerDepth\":\"deep\"}"
+                                .formatted(APP_A),
+                        400, "triggerDepth"),
+                new Case("outbox",
+                        "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"payload\":{},\"deliverAt\":\"tomorrow\"}"
+                                .formatted(APP_A),
+                        400, "deliverAt"),
+                new Case("outbox",
+                        "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"payload\":{},\"status\":\"delivered\"}"
+                                .formatted(APP_A),
+                        400, "status"),
+                new Case("outbox",
+                        "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"payload\":{},\"attemptCount\":0}".formatted(APP_A),
+                        400, "attemptCount"),
+                new Case("outbox",
+                        "{\"id\":\"%s\",\"appId\":\"%s\",\"sourceKind\":\"kv\",\"payload\":{}}"
+                                .formatted(UUID.randomUUID(), APP_A),
+                        400, "id"),
+                new Case("outbox",
+                        "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"triggerId\":\"%s\",\"payload\":{},\"triggerDepth\":9}"
+                                .formatted(APP_A, trigger),
+                        422, null),
                 new Case(events, "{\"sourceKind\":\"kv\"}", 400, "payload"),
                 new Case(events, "{\"sourceKind\":[\"kv\"],\"payload\":1}", 400, "sourceKind"),
                 new Case(events, "{\"sourceKind\":\"kv\",\"payload\":{},\"claimToken\":\"x\"}", 400, "claimToken"),
                 new Case(triggers, "{\"sourceKind\":\"kv\"}", 400, "target"),
-                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"carrier-pigeon\",\"name\":\"x\"}}", 400, "target.type"),
-                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"url\":\"http://x\"}}", 400, "target.url"),
-                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"ftp://x/y\"}}", 400, "target.url"),
-                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"r\"},\"maxAttempts\":0}", 400, "maxAttempts"),
-                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"r\"},\"enabled\":\"yes\"}", 400, "enabled"),
-                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"nobody-home\"}}", 422, null));
+                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"carrier-pigeon\",\"name\":\"x\"}}",
+                        400, "target.type"),
+                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"url\":\"http://x\"}}",
+                        400, "target.url"),
+                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"ftp://x/y\"}}",
+                        400, "target.url"),
+                new Case(triggers,
+                        "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"r\"},\"maxAttempts\":0}",
+                        400, "maxAttempts"),
+                new Case(triggers,
+                        "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"r\"},\"enabled\":\"yes\"}",
+                        400, "enabled"),
+                new Case(triggers, "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"handler\",\"name\":\"nobody-home\"}}",
+                        422, null));
         long before = ItDatabase.everythingOf(APP_A);
         for (Case c : cases) {
             String user = c.path().endsWith("triggers") ? ADMIN : PRODUCER_A;
@@ -264,7 +294,8 @@ class RestApiIT {
     void oversizeBodiesAre413WithoutBeingRead() {
         long before = ItDatabase.everythingOf(APP_A);
         String big = "x".repeat(300 * 1024);
-        Api.Reply r = api.post(PRODUCER_A, "apps/" + APP_A + "/events", "{\"sourceKind\":\"kv\",\"payload\":\"" + big + "\"}");
+        Api.Reply r = api.post(PRODUCER_A, "apps/" + APP_A + "/events",
+                "{\"sourceKind\":\"kv\",\"payload\":\"" + big + "\"}");
         assertEquals(413, r.status(), r.toString().substring(0, 200));
         assertTrue(r.isProblem());
         Api.Reply chunked = ChunkedPost.send(base, PRODUCER_A, "apps/" + APP_A + "/events",
@@ -293,21 +324,25 @@ class RestApiIT {
     void roleByEndpointMatrix() {
         UUID trigger = handlerTrigger(APP_A, "kv", "recorder", true);
         UUID rowA = producerA.enqueue(NewRow.of(APP_A, "kv", trigger, JsonValue.EMPTY_JSON_OBJECT));
-        String enqueueA = "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"triggerId\":\"%s\",\"payload\":{}}".formatted(APP_A, trigger);
+        String enqueueA = "{\"appId\":\"%s\",\"sourceKind\":\"kv\",\"triggerId\":\"%s\",\"payload\":{}}"
+                .formatted(APP_A, trigger);
         String publish = "{\"sourceKind\":\"http\",\"payload\":{}}";
         String newTrigger = "{\"sourceKind\":\"http\",\"target\":{\"type\":\"handler\",\"name\":\"recorder\"}}";
-        record Call(String method, String path, String body, int anonymous, int nobody, int producerA, int producerB, int admin) {
+        record Call(String method, String path, String body, int anonymous, int nobody, int producerA, int producerB,
+                int admin) {
         }
         List<Call> calls = List.of(
                 new Call("POST", "outbox", enqueueA, 401, 403, 201, 404, 201),
                 new Call("GET", "outbox/" + rowA, null, 401, 403, 200, 404, 200),
                 new Call("POST", "apps/" + APP_A + "/events", publish, 401, 403, 202, 404, 202),
-                new Call("POST", "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=5000", "{\"payload\":{}}", 401, 403, 200, 404, 200),
+                new Call("POST", "apps/" + APP_A + "/triggers/" + trigger + "/invoke?timeoutMs=5000",
+                        "{\"payload\":{}}", 401, 403, 200, 404, 200),
                 new Call("GET", "replies/" + UUID.randomUUID(), null, 401, 403, 404, 404, 404),
                 new Call("GET", "apps/" + APP_A + "/triggers", null, 401, 403, 403, 403, 200),
                 new Call("POST", "apps/" + APP_A + "/triggers", newTrigger, 401, 403, 403, 403, 201),
                 new Call("GET", "apps/" + APP_A + "/triggers/" + trigger, null, 401, 403, 403, 403, 200),
-                new Call("PUT", "apps/" + APP_A + "/triggers/" + trigger, newTrigger.replace("http", "kv"), 401, 403, 403, 403, 200),
+                new Call("PUT", "apps/" + APP_A + "/triggers/" + trigger, newTrigger.replace("http", "kv"), 401, 403,
+                        403, 403, 200),
                 new Call("GET", "admin/stats", null, 401, 403, 403, 403, 200),
                 new Call("GET", "admin/dead-letters", null, 401, 403, 403, 403, 200),
                 new Call("POST", "admin/dispatcher/resume", null, 401, 403, 403, 403, 204),
@@ -341,7 +376,8 @@ class RestApiIT {
                 () -> producerB.enqueue(NewRow.of(APP_A, "kv", trigger, JsonValue.EMPTY_JSON_OBJECT))).status());
         // nor can A's producer send its rows to a trigger of B
         UUID triggerOfB = handlerTrigger(APP_B, "kv", "recorder", true);
-        assertRefused(404, "not-found", () -> producerA.enqueue(NewRow.of(APP_A, "kv", triggerOfB, JsonValue.EMPTY_JSON_OBJECT)));
+        assertRefused(404, "not-found",
+                () -> producerA.enqueue(NewRow.of(APP_A, "kv", triggerOfB, JsonValue.EMPTY_JSON_OBJECT)));
         // and B's own app works for B
         producerB.publish(APP_B, Event.of("kv", JsonValue.EMPTY_JSON_OBJECT));
     }
@@ -349,7 +385,8 @@ class RestApiIT {
     @Test
     void invokeOfAHandlerAnswersWithItsReturnValue() {
         UUID trigger = handlerTrigger(APP_A, "http", "recorder", true);
-        OutboxClient.Invoked r = producerA.invoke(APP_A, trigger, Json.createObjectBuilder().add("x", 1).build(), Duration.ofSeconds(5),
+        OutboxClient.Invoked r = producerA.invoke(APP_A, trigger, Json.createObjectBuilder().add("x", 1).build(),
+                Duration.ofSeconds(5),
                 Call.plain());
         assertEquals(200, r.status(), r.toString());
         assertEquals("ok", r.body());
@@ -375,18 +412,21 @@ class RestApiIT {
         Map<String, Double> before = metrics();
         List<UUID> rows = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            producerB.publish(APP_B, Event.of("pubsub", Json.createObjectBuilder().add("n", i).build())).forEach(r -> rows.add(r.id()));
+            producerB.publish(APP_B, Event.of("pubsub", Json.createObjectBuilder().add("n", i).build()))
+                    .forEach(r -> rows.add(r.id()));
         }
         assertEquals(10, rows.size());
         for (UUID id : rows) {
-            Eventually.until(WAIT, () -> Set.of("delivered", "dead").contains(status(producerB, id)), () -> status(producerB, id));
+            Eventually.until(WAIT, () -> Set.of("delivered", "dead").contains(status(producerB, id)),
+                    () -> status(producerB, id));
         }
         Map<String, Double> after = metrics();
         assertEquals(10, delta(before, after, "outbox_enqueued_total{kind=\"pubsub\"}"));
         assertEquals(5, delta(before, after, "outbox_delivered_total{kind=\"pubsub\"}"));
         assertEquals(5, delta(before, after, "outbox_dead_lettered_total{kind=\"pubsub\"}"));
         assertTrue(delta(before, after, "outbox_delivery_duration_seconds_count") >= 10);
-        assertTrue(after.containsKey("outbox_due_rows") && after.containsKey("outbox_oldest_due_age_seconds"), after.toString());
+        assertTrue(after.containsKey("outbox_due_rows") && after.containsKey("outbox_oldest_due_age_seconds"),
+                after.toString());
         assertEquals(403, api.get(PRODUCER_B, "metrics").status());
         assertEquals(401, api.get(null, "metrics").status());
     }
@@ -413,7 +453,8 @@ class RestApiIT {
     @Test
     void wrongPasswordIs401() {
         Api.Reply r = api.call(null, "GET", "admin/stats", null,
-                Map.of("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString((ADMIN + ":wrong").getBytes())));
+                Map.of("Authorization",
+                        "Basic " + java.util.Base64.getEncoder().encodeToString((ADMIN + ":wrong").getBytes())));
         assertEquals(401, r.status());
         assertTrue(r.isProblem(), r.toString());
     }
@@ -425,7 +466,8 @@ class RestApiIT {
         UUID failing = handlerTrigger(APP_B, "cron", "failing", true);
         List<UUID> rows = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            rows.add(producerB.enqueue(NewRow.of(APP_B, "cron", failing, Json.createObjectBuilder().add("n", i).build())));
+            rows.add(producerB
+                    .enqueue(NewRow.of(APP_B, "cron", failing, Json.createObjectBuilder().add("n", i).build())));
         }
         for (UUID id : rows) {
             Eventually.until(WAIT, () -> "dead".equals(status(producerB, id)), () -> status(producerB, id));
@@ -455,8 +497,10 @@ class RestApiIT {
         Api.Reply replay = api.post(ADMIN, "admin/dead-letters/" + rows.get(0) + "/replay", null);
         assertEquals(201, replay.status(), replay.toString());
         assertNotNull(replay.location());
-        Eventually.until(WAIT, () -> "delivered".equals(status(producerB, rows.get(0))), () -> status(producerB, rows.get(0)));
-        assertEquals(404, assertThrows(ProblemException.class, () -> admin.replayDeadLetter(rows.get(0), Call.plain())).status());
+        Eventually.until(WAIT, () -> "delivered".equals(status(producerB, rows.get(0))),
+                () -> status(producerB, rows.get(0)));
+        assertEquals(404,
+                assertThrows(ProblemException.class, () -> admin.replayDeadLetter(rows.get(0), Call.plain())).status());
 
         admin.discardDeadLetter(rows.get(1));
         assertEquals(404, assertThrows(ProblemException.class, () -> admin.discardDeadLetter(rows.get(1))).status());
@@ -465,7 +509,8 @@ class RestApiIT {
     @Test
     void statsAndThePauseSwitch() {
         JsonObject stats = admin.stats();
-        for (String field : List.of("pending", "scheduled", "inFlight", "dead", "deliveredLastMinute", "oldestDueAgeSeconds", "byKind")) {
+        for (String field : List.of("pending", "scheduled", "inFlight", "dead", "deliveredLastMinute",
+                "oldestDueAgeSeconds", "byKind")) {
             assertTrue(stats.containsKey(field), field + " missing in " + stats);
         }
         UUID trigger = handlerTrigger(APP_A, "docs", "recorder", true);
@@ -488,7 +533,8 @@ class RestApiIT {
         } finally {
             admin.resume();
         }
-        Eventually.until(WAIT, () -> "delivered".equals(status(producerA, pausedRow)), () -> status(producerA, pausedRow));
+        Eventually.until(WAIT, () -> "delivered".equals(status(producerA, pausedRow)),
+                () -> status(producerA, pausedRow));
     }
 
     @Test
@@ -500,11 +546,14 @@ class RestApiIT {
                 SELECT gen_random_uuid(), ?, gen_random_uuid(), 'delivered', '{}', now() - interval '1 day'
                 FROM generate_series(1, 25000)""", app));
         UUID fresh = UUID.randomUUID();
-        ItDatabase.update("INSERT INTO replies (id, app_id, outbox_id, outcome, body) VALUES (?, ?, gen_random_uuid(), 'delivered', '{}')",
+        ItDatabase.update(
+                "INSERT INTO replies (id, app_id, outbox_id, outcome, body) VALUES (?, ?, gen_random_uuid(), 'delivered', '{}')",
                 fresh, app);
         String old = "SELECT count(*) FROM replies WHERE app_id = ? AND created_at < now() - interval '1 hour'";
-        Eventually.until(WAIT, () -> ItDatabase.count(old, app) == 0, () -> ItDatabase.count(old, app) + " old answers left");
-        assertEquals(1, ItDatabase.count("SELECT count(*) FROM replies WHERE id = ?", fresh), "an answer within its retention stays");
+        Eventually.until(WAIT, () -> ItDatabase.count(old, app) == 0,
+                () -> ItDatabase.count(old, app) + " old answers left");
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM replies WHERE id = ?", fresh),
+                "an answer within its retention stays");
     }
 
     private UUID pausedRow;

@@ -45,11 +45,13 @@ class JmsWithoutMessagingIT {
         UUID app = UUID.randomUUID();
         try (OutboxClient client = ItClients.client(base, ADMIN)) {
             ProblemException r = assertRefused(422, "jms-unavailable",
-                    () -> client.createTrigger(app, TriggerDefinition.jms("kv", "java:/jms/queue/orders"), Call.plain()));
+                    () -> client.createTrigger(app, TriggerDefinition.jms("kv", "java:/jms/queue/orders"),
+                            Call.plain()));
             assertTrue(r.detail().contains("no JMS connection factory on this server"), r.getMessage());
             assertEquals(0, ItDatabase.everythingOf(app));
             // the rest of the API is there
-            assertNotNull(client.createTrigger(app, TriggerDefinition.webhook("kv", URI.create("http://127.0.0.1:9/x")), Call.plain()).id());
+            assertNotNull(client.createTrigger(app, TriggerDefinition.webhook("kv", URI.create("http://127.0.0.1:9/x")),
+                    Call.plain()).id());
         }
     }
 }

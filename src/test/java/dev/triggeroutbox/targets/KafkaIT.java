@@ -83,7 +83,8 @@ class KafkaIT {
     @BeforeAll
     static void startBroker() {
         int port = Integer.getInteger("it.kafka.port", 19092);
-        broker = KafkaBroker.format(port, Path.of("target", "kafka-" + port).toAbsolutePath(), KafkaBroker.testClassPath());
+        broker = KafkaBroker.format(port, Path.of("target", "kafka-" + port).toAbsolutePath(),
+                KafkaBroker.testClassPath());
     }
 
     @AfterAll
@@ -105,7 +106,9 @@ class KafkaIT {
 
     /** A kafka trigger of this test's app for kv events; a high attempt limit, so that a slow first metadata fetch spends no row. */
     private UUID trigger(String toTopic, String key, int maxAttempts) {
-        return client.createTrigger(app, TriggerDefinition.kafka("kv", toTopic, key).maxAttempts(maxAttempts), Call.plain()).id();
+        return client
+                .createTrigger(app, TriggerDefinition.kafka("kv", toTopic, key).maxAttempts(maxAttempts), Call.plain())
+                .id();
     }
 
     private static Event event(String key, int i) {
@@ -136,8 +139,10 @@ class KafkaIT {
         try (Topic read = new Topic(topic)) {
             List<ConsumerRecord<String, String>> got = read.until(
                     records -> records.stream().map(r -> header(r, "outbox-id")).distinct().count() >= 300);
-            Map<String, Long> perId = got.stream().collect(Collectors.groupingBy(r -> header(r, "outbox-id"), Collectors.counting()));
-            assertEquals(ids.stream().map(UUID::toString).collect(Collectors.toSet()), perId.keySet(), "the committed rows, each of them");
+            Map<String, Long> perId = got.stream()
+                    .collect(Collectors.groupingBy(r -> header(r, "outbox-id"), Collectors.counting()));
+            assertEquals(ids.stream().map(UUID::toString).collect(Collectors.toSet()), perId.keySet(),
+                    "the committed rows, each of them");
             // exactly once unless an attempt ended without the broker's acknowledgement in time (the tests' delivery
             // timeout is 1 s): then the row's next attempt sends it again, so each copy of a row is another attempt's
             Map<String, List<String>> attempts = got.stream().collect(Collectors.groupingBy(r -> header(r, "outbox-id"),
@@ -162,7 +167,8 @@ class KafkaIT {
                     assertUntraced(header(r, "traceparent"), traceparent, r.value());
                 }
             }
-            assertEquals(IntStream.range(0, 300).boxed().collect(Collectors.toSet()), values, "every payload as it was sent");
+            assertEquals(IntStream.range(0, 300).boxed().collect(Collectors.toSet()), values,
+                    "every payload as it was sent");
             assertEquals(1, partitions.size(), "one key, one partition: " + partitions);
         }
         Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0,
@@ -173,7 +179,8 @@ class KafkaIT {
     @Test
     void anInvokeAnswersWhereTheBrokerPutTheRecord() {
         broker.createTopic(topic, 2);
-        OutboxClient.Trigger trigger = client.createTrigger(app, TriggerDefinition.kafka("kv", topic, null).maxAttempts(100),
+        OutboxClient.Trigger trigger = client.createTrigger(app,
+                TriggerDefinition.kafka("kv", topic, null).maxAttempts(100),
                 Call.plain());
         assertEquals("rowId", trigger.json().getJsonObject("target").getString("key"), trigger.json().toString());
         OutboxClient.Invoked r = client.invoke(app, trigger.id(), Json.createObjectBuilder().add("order", 42).build(),
@@ -185,7 +192,8 @@ class KafkaIT {
             ConsumerRecord<String, String> got = read.until(records -> !records.isEmpty()).get(0);
             assertEquals(where.getInt("partition"), got.partition());
             assertEquals(where.getJsonNumber("offset").longValue(), got.offset());
-            assertEquals(42, Json.createReader(new StringReader(got.value())).readObject().getInt("order"), got.value());
+            assertEquals(42, Json.createReader(new StringReader(got.value())).readObject().getInt("order"),
+                    got.value());
             assertEquals(header(got, "outbox-id"), got.key(), "keyed by row id, the default");
         }
     }
@@ -200,7 +208,8 @@ class KafkaIT {
         }
         broker.kill();
         List<UUID> during = publish(20, 50, Call.plain());
-        Eventually.until(WAIT, () -> row(during.get(0)).attemptCount() >= 2, () -> row(during.get(0)).json().toString());
+        Eventually.until(WAIT, () -> row(during.get(0)).attemptCount() >= 2,
+                () -> row(during.get(0)).json().toString());
         String error = String.valueOf(row(during.get(0)).lastError());
         assertTrue(error.contains("Kafka") || error.contains("timed out"), error);
         broker.start();
@@ -208,8 +217,8 @@ class KafkaIT {
             Set<String> expected = new HashSet<>();
             before.forEach(id -> expected.add(id.toString()));
             during.forEach(id -> expected.add(id.toString()));
-            List<ConsumerRecord<String, String>> got = read.until(records ->
-                    records.stream().map(r -> header(r, "outbox-id")).collect(Collectors.toSet()).containsAll(expected));
+            List<ConsumerRecord<String, String>> got = read.until(records -> records.stream()
+                    .map(r -> header(r, "outbox-id")).collect(Collectors.toSet()).containsAll(expected));
             System.out.printf("KafkaIT: broker down and back: %d rows, %d records%n", expected.size(), got.size());
             assertEquals(expected, got.stream().map(r -> header(r, "outbox-id")).collect(Collectors.toSet()));
         }
@@ -235,7 +244,8 @@ class KafkaIT {
             client.publish(other, Event.of("kv", Json.createObjectBuilder().add("other", 2).build()));
             read.until(records -> records.size() >= 2);
             long millis = (System.nanoTime() - start) / 1_000_000;
-            System.out.printf("KafkaIT: beside 30 rows for a missing topic, another app's record arrived in %d ms%n", millis);
+            System.out.printf("KafkaIT: beside 30 rows for a missing topic, another app's record arrived in %d ms%n",
+                    millis);
             // each of the 30 would wait max.block.ms (500 ms here) for the missing topic's metadata, in turn, if the
             // topic's first timeout did not fail the others at once: 15 s before the other app's record
             assertTrue(millis < 10_000, millis + " ms");
@@ -264,7 +274,8 @@ class KafkaIT {
         Api.Reply urlOnKafka = api.post(ADMIN, "apps/" + app + "/triggers",
                 "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"kafka\",\"topic\":\"t\",\"url\":\"http://127.0.0.1:9/x\"}}");
         assertEquals(400, urlOnKafka.status(), urlOnKafka.toString());
-        Api.Reply noTopic = api.post(ADMIN, "apps/" + app + "/triggers", "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"kafka\"}}");
+        Api.Reply noTopic = api.post(ADMIN, "apps/" + app + "/triggers",
+                "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"kafka\"}}");
         assertEquals(400, noTopic.status(), noTopic.toString());
         for (String name : List.of(".", "..", "a".repeat(250), "ä")) {
             Api.Reply refused = api.post(ADMIN, "apps/" + app + "/triggers",
@@ -280,7 +291,8 @@ class KafkaIT {
     @Test
     void aTriggerReplacedByAnotherTypeKeepsNoRecordKeyAndBackAgain() {
         UUID id = trigger("t-" + UUID.randomUUID(), "appId", 5);
-        JsonObject webhook = client.replaceTrigger(app, id, TriggerDefinition.webhook("kv", URI.create("http://127.0.0.1:9/x"))).json();
+        JsonObject webhook = client
+                .replaceTrigger(app, id, TriggerDefinition.webhook("kv", URI.create("http://127.0.0.1:9/x"))).json();
         assertTrue(!webhook.getJsonObject("target").containsKey("key"), webhook.toString());
         assertNull(ItDatabase.text("SELECT target_key FROM triggers WHERE id = ?", id));
         JsonObject kafka = client.replaceTrigger(app, id, TriggerDefinition.kafka("kv", "back", null)).json();
@@ -294,7 +306,8 @@ class KafkaIT {
         int keys = 5;
         int perKey = 20;
         // interleaved across keys, half in one batch, half one by one
-        client.publishAll(app, IntStream.range(0, keys * perKey / 2).mapToObj(n -> event("key-" + n % keys, n / keys)).toList(),
+        client.publishAll(app,
+                IntStream.range(0, keys * perKey / 2).mapToObj(n -> event("key-" + n % keys, n / keys)).toList(),
                 Call.plain());
         for (int n = keys * perKey / 2; n < keys * perKey; n++) {
             client.publish(app, event("key-" + n % keys, n / keys));
@@ -302,11 +315,14 @@ class KafkaIT {
         try (Topic read = new Topic(topic)) {
             List<ConsumerRecord<String, String>> got = read.until(records -> records.size() >= keys * perKey);
             assertEquals(keys * perKey, got.size(), "no record twice");
-            Map<String, List<ConsumerRecord<String, String>>> byKey = got.stream().collect(Collectors.groupingBy(ConsumerRecord::key));
+            Map<String, List<ConsumerRecord<String, String>>> byKey = got.stream()
+                    .collect(Collectors.groupingBy(ConsumerRecord::key));
             assertEquals(keys, byKey.size(), byKey.keySet().toString());
             byKey.forEach((key, records) -> {
-                assertEquals(1, records.stream().map(ConsumerRecord::partition).distinct().count(), key + ": one partition");
-                List<Integer> order = records.stream().sorted(java.util.Comparator.comparingLong(ConsumerRecord::offset))
+                assertEquals(1, records.stream().map(ConsumerRecord::partition).distinct().count(),
+                        key + ": one partition");
+                List<Integer> order = records.stream()
+                        .sorted(java.util.Comparator.comparingLong(ConsumerRecord::offset))
                         .map(r -> Integer.parseInt(r.value().replaceAll("\\D", ""))).toList();
                 assertEquals(IntStream.range(0, perKey).boxed().toList(), order, key + " in its lane's order");
             });

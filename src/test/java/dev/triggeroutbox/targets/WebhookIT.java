@@ -92,7 +92,8 @@ class WebhookIT {
     /** A webhook trigger of the test's app for its own source kind; the creation answer (with the secret). */
     private OutboxClient.Trigger webhook(String kind, String path, Integer maxAttempts) {
         TriggerDefinition definition = TriggerDefinition.webhook(kind, URI.create(receiver.url(path)));
-        return client.createTrigger(app, maxAttempts == null ? definition : definition.maxAttempts(maxAttempts), Call.plain());
+        return client.createTrigger(app, maxAttempts == null ? definition : definition.maxAttempts(maxAttempts),
+                Call.plain());
     }
 
     private UUID enqueue(UUID trigger, String kind, JsonValue payload) {
@@ -122,10 +123,12 @@ class WebhookIT {
         OutboxClient.Trigger one = webhook("kv", "/one", null);
         OutboxClient.Trigger two = webhook("kv", "/two", null);
         assertTrue(one.secret().startsWith("whsec_"));
-        assertFalse(client.trigger(app, one.id()).json().containsKey("secret"), "the secret is shown once, at creation");
+        assertFalse(client.trigger(app, one.id()).json().containsKey("secret"),
+                "the secret is shown once, at creation");
 
         UUID root = UUID.randomUUID();
-        JsonObject payload = Json.createObjectBuilder().add("key", "k1").add("value", Json.createArrayBuilder().add(1).add(2).add(3)).build();
+        JsonObject payload = Json.createObjectBuilder().add("key", "k1")
+                .add("value", Json.createArrayBuilder().add(1).add(2).add(3)).build();
         List<OutboxClient.Written> published = client.publish(app, new Event("kv", payload, root, 2, null));
         Eventually.until(WAIT, () -> receiver.at("/one").size() == 1 && receiver.at("/two").size() == 1,
                 () -> receiver.at("/one").size() + " / " + receiver.at("/two").size());
@@ -133,13 +136,16 @@ class WebhookIT {
             awaitStatus(row.id(), "delivered");
         }
 
-        for (var pair : List.of(Map.entry(one, receiver.at("/one").get(0)), Map.entry(two, receiver.at("/two").get(0)))) {
+        for (var pair : List.of(Map.entry(one, receiver.at("/one").get(0)),
+                Map.entry(two, receiver.at("/two").get(0)))) {
             Receiver.Request got = pair.getValue();
             OutboxClient.Trigger trigger = pair.getKey();
             assertTrue(StandardWebhooksVerifier.verify(trigger.secret(), got.header("webhook-id"),
-                    got.header("webhook-timestamp"), got.header("webhook-signature"), got.body()), "signature of " + got);
+                    got.header("webhook-timestamp"), got.header("webhook-signature"), got.body()),
+                    "signature of " + got);
             assertFalse(StandardWebhooksVerifier.verify(one == trigger ? two.secret() : one.secret(),
-                    got.header("webhook-id"), got.header("webhook-timestamp"), got.header("webhook-signature"), got.body()),
+                    got.header("webhook-id"), got.header("webhook-timestamp"), got.header("webhook-signature"),
+                    got.body()),
                     "another trigger's secret must not verify");
             assertTrue(got.body().contains("\"key\"") && got.body().contains("k1"), got.body());
             assertEquals("application/json", got.header("content-type"));
@@ -150,11 +156,13 @@ class WebhookIT {
             assertEquals(root.toString(), got.header("outbox-root-execution-id"));
             assertEquals("2", got.header("outbox-trigger-depth"));
         }
-        assertFalse(receiver.at("/one").get(0).header("webhook-id").equals(receiver.at("/two").get(0).header("webhook-id")));
+        assertFalse(receiver.at("/one").get(0).header("webhook-id")
+                .equals(receiver.at("/two").get(0).header("webhook-id")));
     }
 
     private static boolean verifies(String secret, Receiver.Request got, String signatures) {
-        return StandardWebhooksVerifier.verify(secret, got.header("webhook-id"), got.header("webhook-timestamp"), signatures,
+        return StandardWebhooksVerifier.verify(secret, got.header("webhook-id"), got.header("webhook-timestamp"),
+                signatures,
                 got.body());
     }
 
@@ -175,11 +183,16 @@ class WebhookIT {
         Instant expires = OffsetDateTime.parse(rotated.json().getString("previousSecretExpiresAt")).toInstant();
 
         OutboxClient.Trigger repeat = client.rotateSecret(app, trigger, key);
-        assertFalse(repeat.json().containsKey("secret"), "a repeat answers the trigger without the secret: " + repeat.json());
-        assertEquals(rotated.json().getString("previousSecretExpiresAt"), repeat.json().getString("previousSecretExpiresAt"),
+        assertFalse(repeat.json().containsKey("secret"),
+                "a repeat answers the trigger without the secret: " + repeat.json());
+        assertEquals(rotated.json().getString("previousSecretExpiresAt"),
+                repeat.json().getString("previousSecretExpiresAt"),
                 "a repeat rotates nothing");
-        assertFalse(repeat.json().toString().contains(fresh.substring(6)) || repeat.json().toString().contains(old.substring(6)));
-        assertEquals(0, ItDatabase.count("SELECT count(*) FROM idempotency_keys WHERE body LIKE ?", "%" + fresh.substring(6) + "%"),
+        assertFalse(repeat.json().toString().contains(fresh.substring(6))
+                || repeat.json().toString().contains(old.substring(6)));
+        assertEquals(0,
+                ItDatabase.count("SELECT count(*) FROM idempotency_keys WHERE body LIKE ?",
+                        "%" + fresh.substring(6) + "%"),
                 "the stored answer holds no secret");
         assertFalse(client.trigger(app, trigger).json().containsKey("secret"));
 
@@ -190,9 +203,12 @@ class WebhookIT {
                 "the first delivery came after the overlap (" + expires + "): the machine was too slow to test it");
         String[] both = first.header("webhook-signature").split(" ");
         assertEquals(2, both.length, first.header("webhook-signature"));
-        assertTrue(verifies(fresh, first, both[0]) && !verifies(old, first, both[0]), "the new secret's signature first");
+        assertTrue(verifies(fresh, first, both[0]) && !verifies(old, first, both[0]),
+                "the new secret's signature first");
         assertTrue(verifies(old, first, both[1]) && !verifies(fresh, first, both[1]), "then the old secret's");
-        assertTrue(verifies(fresh, first, first.header("webhook-signature")) && verifies(old, first, first.header("webhook-signature")),
+        assertTrue(
+                verifies(fresh, first, first.header("webhook-signature"))
+                        && verifies(old, first, first.header("webhook-signature")),
                 "a receiver holding either secret accepts the delivery");
 
         // the overlap ends on the database clock, the one this machine's clock also reads
@@ -205,18 +221,22 @@ class WebhookIT {
         assertTrue(verifies(fresh, second, second.header("webhook-signature")));
         assertFalse(verifies(old, second, second.header("webhook-signature")), "the old secret no longer signs");
 
-        assertEquals(1, admin.audit("trigger.rotate-secret", trigger.toString(), null, null).getJsonArray("items").size(),
+        assertEquals(1,
+                admin.audit("trigger.rotate-secret", trigger.toString(), null, null).getJsonArray("items").size(),
                 "the rotation is audited, its repeat (Idempotent-Replayed) is not");
         // and the replaced secret does not stay stored once it signs nothing
-        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM triggers WHERE id = ? AND previous_secret IS NULL",
-                trigger) == 1, () -> "the expired secret is still stored");
+        Eventually.until(WAIT,
+                () -> ItDatabase.count("SELECT count(*) FROM triggers WHERE id = ? AND previous_secret IS NULL",
+                        trigger) == 1,
+                () -> "the expired secret is still stored");
     }
 
     @Test
     void onlyAnExistingWebhookTriggerHasASecretToRotate() {
         // this WAR deploys no handler and the server no broker: a webhook trigger made a handler one in the table
         UUID handler = webhook("kv", "/unused", null).id();
-        assertEquals(1, ItDatabase.update("UPDATE triggers SET target_type = 'handler', target = 'recorder' WHERE id = ?", handler));
+        assertEquals(1, ItDatabase
+                .update("UPDATE triggers SET target_type = 'handler', target = 'recorder' WHERE id = ?", handler));
         assertRefused(409, "not-a-webhook", () -> client.rotateSecret(app, handler));
 
         UUID hook = webhook("kv", "/unused", null).id();
@@ -225,12 +245,15 @@ class WebhookIT {
         Api.Reply withBody = api.post(ADMIN, path, "{\"secret\":\"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"}");
         assertEquals(400, withBody.status(), withBody.toString());
         assertTrue(withBody.isProblem(), withBody.toString());
-        assertEquals(404, assertThrows(ProblemException.class, () -> client.rotateSecret(app, UUID.randomUUID())).status());
-        assertEquals(404, assertThrows(ProblemException.class, () -> client.rotateSecret(UUID.randomUUID(), hook)).status());
+        assertEquals(404,
+                assertThrows(ProblemException.class, () -> client.rotateSecret(app, UUID.randomUUID())).status());
+        assertEquals(404,
+                assertThrows(ProblemException.class, () -> client.rotateSecret(UUID.randomUUID(), hook)).status());
         try (OutboxClient producer = ItClients.client(base, PRODUCER_A)) {
             assertEquals(403, assertThrows(ProblemException.class, () -> producer.rotateSecret(app, hook)).status());
         }
-        assertFalse(client.trigger(app, hook).json().containsKey("previousSecretExpiresAt"), "no refused call rotated anything");
+        assertFalse(client.trigger(app, hook).json().containsKey("previousSecretExpiresAt"),
+                "no refused call rotated anything");
     }
 
     @Test
@@ -279,7 +302,8 @@ class WebhookIT {
 
     @Test
     void tooManyRequestsIsRetriedNoEarlierThanRetryAfter() {
-        receiver.script("/busy", n -> n == 1 ? new Receiver.Answer(429, Map.of("Retry-After", "2"), "") : Receiver.Answer.of(200));
+        receiver.script("/busy",
+                n -> n == 1 ? new Receiver.Answer(429, Map.of("Retry-After", "2"), "") : Receiver.Answer.of(200));
         UUID id = enqueue(webhook("pubsub", "/busy", 5).id(), "pubsub", JsonValue.EMPTY_JSON_OBJECT);
         awaitStatus(id, "delivered");
         List<Receiver.Request> attempts = receiver.at("/busy");
@@ -310,9 +334,11 @@ class WebhookIT {
 
     @Test
     void invokeAnswersWithTheWebhooksReplyWhenItComesInTime() {
-        receiver.script("/echo", n -> new Receiver.Answer(200, Map.of("Content-Type", "application/json"), "{\"echo\":" + n + "}"));
+        receiver.script("/echo",
+                n -> new Receiver.Answer(200, Map.of("Content-Type", "application/json"), "{\"echo\":" + n + "}"));
         UUID trigger = webhook("http", "/echo", null).id();
-        OutboxClient.Invoked r = client.invoke(app, trigger, Json.createObjectBuilder().add("q", 1).build(), Duration.ofSeconds(5),
+        OutboxClient.Invoked r = client.invoke(app, trigger, Json.createObjectBuilder().add("q", 1).build(),
+                Duration.ofSeconds(5),
                 Call.plain());
         assertEquals(200, r.status(), r.toString());
         assertEquals(1, json(r.body()).getInt("echo"));
@@ -321,7 +347,8 @@ class WebhookIT {
 
     @Test
     void anInvokeRepeatedWithItsIdempotencyKeyWaitsForTheFirstAnswerInsteadOfDeliveringAgain() {
-        receiver.script("/once", n -> new Receiver.Answer(200, Map.of("Content-Type", "application/json"), "{\"call\":" + n + "}", 300));
+        receiver.script("/once",
+                n -> new Receiver.Answer(200, Map.of("Content-Type", "application/json"), "{\"call\":" + n + "}", 300));
         UUID trigger = webhook("http", "/once", null).id();
         Call key = Call.idempotent("invoke-" + UUID.randomUUID());
         JsonObject q1 = Json.createObjectBuilder().add("q", 1).build();
@@ -340,7 +367,8 @@ class WebhookIT {
     void invokeAnswers202WithALocationWhenTheReplyIsLate() {
         receiver.script("/slow", n -> new Receiver.Answer(200, Map.of(), "{\"late\":true}", 500));
         UUID trigger = webhook("http", "/slow", null).id();
-        OutboxClient.Invoked r = client.invoke(app, trigger, JsonValue.EMPTY_JSON_OBJECT, Duration.ofMillis(50), Call.plain());
+        OutboxClient.Invoked r = client.invoke(app, trigger, JsonValue.EMPTY_JSON_OBJECT, Duration.ofMillis(50),
+                Call.plain());
         assertEquals(202, r.status(), r.toString());
         assertNotNull(r.later());
         Eventually.until(WAIT, () -> client.reply(r.later()).answered(), () -> client.reply(r.later()).toString());
@@ -359,7 +387,8 @@ class WebhookIT {
                 () -> client.invoke(app, trigger, JsonValue.EMPTY_JSON_OBJECT, Duration.ofSeconds(5), Call.plain()));
         assertTrue(r.detail().contains("403"), r.getMessage());
         // a timeout that is no number is more than the client sends
-        Api.Reply bad = api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=lots", "{\"payload\":{}}");
+        Api.Reply bad = api.post(ADMIN, "apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs=lots",
+                "{\"payload\":{}}");
         assertEquals(400, bad.status());
         assertTrue(bad.isProblem());
     }
@@ -380,7 +409,9 @@ class WebhookIT {
 
     @Test
     void anAllowListedLoopbackIsAllowedButTheRestOfLoopbackIsNot() {
-        assertNotNull(client.createTrigger(app, TriggerDefinition.webhook("kv", URI.create(receiver.url("/ok"))), Call.plain()).id());
+        assertNotNull(client
+                .createTrigger(app, TriggerDefinition.webhook("kv", URI.create(receiver.url("/ok"))), Call.plain())
+                .id());
         // by hand: the refusal's headers are the point
         Api.Reply r = api.post(ADMIN, "apps/" + app + "/triggers",
                 "{\"sourceKind\":\"kv\",\"target\":{\"type\":\"webhook\",\"url\":\"http://127.0.0.3:9/\"}}");

@@ -59,18 +59,22 @@ public final class Api implements AutoCloseable {
         return call(user, "POST", path, body, contentType, headers);
     }
 
-    private Reply call(String user, String method, String path, String body, String contentType, Map<String, String> headers) {
+    private Reply call(String user, String method, String path, String body, String contentType,
+            Map<String, String> headers) {
         Invocation.Builder request = client.target(base.resolve(path)).request();
         if (user != null) {
             String credentials = user + ":" + ItUsers.PASSWORD;
-            request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+            request.header("Authorization",
+                    "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
         }
         headers.forEach(request::header);
         if (body == null && !method.equals("GET") && !headers.containsKey("X-Requested-By")) {
             // as the API asks of every client for a POST without a JSON body (cross-site request forgery)
             request.header("X-Requested-By", "trigger-outbox-tests");
         }
-        try (Response r = body == null ? request.method(method) : request.method(method, Entity.entity(body, contentType))) {
+        try (Response r = body == null
+                ? request.method(method)
+                : request.method(method, Entity.entity(body, contentType))) {
             String text = r.hasEntity() ? r.readEntity(String.class) : "";
             JsonValue json = null;
             if (!text.isBlank()) {
@@ -80,7 +84,8 @@ public final class Api implements AutoCloseable {
                     json = null;
                 }
             }
-            return new Reply(r.getStatus(), r.getHeaderString("Content-Type"), r.getHeaderString("Location"), text, json);
+            return new Reply(r.getStatus(), r.getHeaderString("Content-Type"), r.getHeaderString("Location"), text,
+                    json);
         }
     }
 

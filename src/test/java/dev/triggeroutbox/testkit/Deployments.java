@@ -37,7 +37,8 @@ public final class Deployments {
                   </security-constraint>
                 </web-app>""")));
         return war.addClasses(Recorder.class, TestHandlers.class, TestHandlers.Accepting.class,
-                TestHandlers.Flaky.class, TestHandlers.Failing.class, TestHandlers.Hanging.class, TestHandlers.Gate.class,
+                TestHandlers.Flaky.class, TestHandlers.Failing.class, TestHandlers.Hanging.class,
+                TestHandlers.Gate.class,
                 TestHandlers.Invoker.class, TestHandlers.Cascader.class, TestHandlers.Publisher.class,
                 Eventually.class, Sql.class);
     }

@@ -35,7 +35,8 @@ public final class ItClients {
 
     /** The MicroProfile Rest Client interface, for the admin calls whose answers a test reads as JSON. */
     public static OutboxApi restClient(URL deployment, String user) {
-        return RestClientBuilder.newBuilder().baseUri(api(deployment)).register(new OutboxApi.BasicAuth(user, ItUsers.PASSWORD))
+        return RestClientBuilder.newBuilder().baseUri(api(deployment))
+                .register(new OutboxApi.BasicAuth(user, ItUsers.PASSWORD))
                 .build(OutboxApi.class);
     }
 

@@ -57,7 +57,8 @@ public final class ItDatabase {
 
     /** Rows anywhere (outbox, dead letters, history) of an app, and its triggers and idempotency keys. */
     public static long everythingOf(java.util.UUID app) {
-        return count("""
+        return count(
+                """
                 SELECT (SELECT count(*) FROM outbox WHERE app_id = ?) + (SELECT count(*) FROM dead_letters WHERE app_id = ?)
                      + (SELECT count(*) FROM delivery_history WHERE app_id = ?) + (SELECT count(*) FROM triggers WHERE app_id = ?)""",
                 app, app, app, app);

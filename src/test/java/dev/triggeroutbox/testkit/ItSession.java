@@ -29,7 +29,8 @@ public class ItSession implements LauncherSessionListener {
             postgres = LocalPostgres.start(Integer.parseInt(port), dir, true);
             ItUsers.addAll(ItServer.current());
         } catch (Exception e) {
-            throw new IllegalStateException("could not prepare the integration tests (PostgreSQL on port " + port + ", test users)", e);
+            throw new IllegalStateException(
+                    "could not prepare the integration tests (PostgreSQL on port " + port + ", test users)", e);
         }
     }
 

@@ -25,10 +25,12 @@ public final class RawRequests {
      * Sends one request to {@code api/v1/<path>} of the deployment, signed in as the admin unless {@code headers}
      * set {@code Authorization}, and returns the whole answer, status line first.
      */
-    public static String send(URL base, String method, String path, Map<String, String> headers, byte[] body) throws IOException {
+    public static String send(URL base, String method, String path, Map<String, String> headers, byte[] body)
+            throws IOException {
         Map<String, String> all = new LinkedHashMap<>();
         all.put("Host", base.getHost() + ":" + base.getPort());
-        all.put("Authorization", "Basic " + Base64.getEncoder().encodeToString((ADMIN + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8)));
+        all.put("Authorization", "Basic "
+                + Base64.getEncoder().encodeToString((ADMIN + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8)));
         all.putAll(headers);
         all.put("Content-Length", Integer.toString(body.length));
         all.put("Connection", "close");

@@ -29,7 +29,8 @@ public class Recorder {
 
     /** Every attempt recorded for rows of this trigger. */
     public List<Received> ofTrigger(UUID trigger) {
-        return byRow.values().stream().flatMap(List::stream).filter(r -> trigger.equals(r.delivery().triggerId())).toList();
+        return byRow.values().stream().flatMap(List::stream).filter(r -> trigger.equals(r.delivery().triggerId()))
+                .toList();
     }
 
     public int count(UUID row) {

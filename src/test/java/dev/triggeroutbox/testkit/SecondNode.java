@@ -79,10 +79,14 @@ public final class SecondNode implements AutoCloseable {
         Path deployments = Files.createDirectories(base.resolve("deployments"));
         Files.copy(Path.of(System.getProperty("outbox.it.war")), deployments.resolve(WAR));
         List<String> command = new ArrayList<>(List.of(jbossHome.resolve("bin/standalone.sh").toString(),
-                "-b", "127.0.0.1", "-Djboss.server.base.dir=" + base, "-Djboss.socket.binding.port-offset=" + portOffset,
-                "-Doutbox.node-name=it-node-2", "-Doutbox.dispatch.poll-interval-ms=200", "-Doutbox.dispatch.lease-ms=3000",
-                "-Doutbox.delivery.timeout-ms=1000", "-Doutbox.retry.max-attempts=3", "-Doutbox.retry.backoff-base-ms=50",
-                "-Doutbox.retry.backoff-cap-ms=400", "-Doutbox.webhook.allowed-hosts=127.0.0.1", "-Doutbox.webhook.timeout-ms=800"));
+                "-b", "127.0.0.1", "-Djboss.server.base.dir=" + base,
+                "-Djboss.socket.binding.port-offset=" + portOffset,
+                "-Doutbox.node-name=it-node-2", "-Doutbox.dispatch.poll-interval-ms=200",
+                "-Doutbox.dispatch.lease-ms=3000",
+                "-Doutbox.delivery.timeout-ms=1000", "-Doutbox.retry.max-attempts=3",
+                "-Doutbox.retry.backoff-base-ms=50",
+                "-Doutbox.retry.backoff-cap-ms=400", "-Doutbox.webhook.allowed-hosts=127.0.0.1",
+                "-Doutbox.webhook.timeout-ms=800"));
         command.addAll(properties);
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(base.resolve("console.log").toFile());
@@ -90,9 +94,11 @@ public final class SecondNode implements AutoCloseable {
         process = pb.start();
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (!Files.exists(deployments.resolve(WAR + ".deployed"))) {
-            if (Files.exists(deployments.resolve(WAR + ".failed")) || !process.isAlive() || System.nanoTime() > deadline) {
+            if (Files.exists(deployments.resolve(WAR + ".failed")) || !process.isAlive()
+                    || System.nanoTime() > deadline) {
                 close();
-                throw new IllegalStateException("the second node did not deploy the WAR; see " + base.resolve("console.log"));
+                throw new IllegalStateException(
+                        "the second node did not deploy the WAR; see " + base.resolve("console.log"));
             }
             Thread.sleep(200);
         }

@@ -64,7 +64,8 @@ public final class Sql {
         }
 
         public List<Object[]> query(String sql, Object... args) {
-            try (Connection con = dataSource.getConnection(); PreparedStatement ps = prepare(con, sql, args);
+            try (Connection con = dataSource.getConnection();
+                    PreparedStatement ps = prepare(con, sql, args);
                     ResultSet rs = ps.executeQuery()) {
                 List<Object[]> rows = new ArrayList<>();
                 int n = rs.getMetaData().getColumnCount();

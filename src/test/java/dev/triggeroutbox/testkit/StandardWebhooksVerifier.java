@@ -19,7 +19,8 @@ public final class StandardWebhooksVerifier {
     }
 
     public static boolean verify(String secret, String id, String timestamp, String signatureHeader, String body) {
-        if (secret == null || !secret.startsWith("whsec_") || id == null || timestamp == null || signatureHeader == null) {
+        if (secret == null || !secret.startsWith("whsec_") || id == null || timestamp == null
+                || signatureHeader == null) {
             return false;
         }
         long ts = Long.parseLong(timestamp);

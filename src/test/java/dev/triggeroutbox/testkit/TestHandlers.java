@@ -92,7 +92,8 @@ public final class TestHandlers {
         @Override
         public Object handle(OutboxDelivery delivery) throws Exception {
             recorder.record("cascader", delivery);
-            return outbox.invokeAsync(delivery, new TriggerId(delivery.triggerId()), delivery.payload(), null).toString();
+            return outbox.invokeAsync(delivery, new TriggerId(delivery.triggerId()), delivery.payload(), null)
+                    .toString();
         }
     }
 
@@ -136,7 +137,8 @@ public final class TestHandlers {
     @Named("rendezvous")
     public static class Rendezvous implements OutboxHandler {
         public static final int PARTIES = 12;
-        public static volatile java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(PARTIES);
+        public static volatile java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(
+                PARTIES);
 
         @Inject
         Recorder recorder;

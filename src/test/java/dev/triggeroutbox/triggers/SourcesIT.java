@@ -142,12 +142,15 @@ class SourcesIT {
         assertEquals("* * * * * *", shown.getString("schedule"));
         assertEquals("Europe/Berlin", shown.getString("timezone"));
         assertEquals("fire_once", shown.getString("misfire"));
-        assertTrue(Instant.parse(shown.getString("nextFireAt")).isAfter(Instant.parse(shown.getString("lastFiredAt"))), shown.toString());
+        assertTrue(Instant.parse(shown.getString("nextFireAt")).isAfter(Instant.parse(shown.getString("lastFiredAt"))),
+                shown.toString());
 
         // disable it, then let what was enqueued arrive
         client.replaceTrigger(app, id, everySecond.schedule("* * * * * *", null).enabled(false));
-        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0, () -> "rows left");
-        long rows = ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND source_kind = 'cron'", app);
+        Eventually.until(WAIT, () -> ItDatabase.count("SELECT count(*) FROM outbox WHERE app_id = ?", app) == 0,
+                () -> "rows left");
+        long rows = ItDatabase.count("SELECT count(*) FROM delivery_history WHERE app_id = ? AND source_kind = 'cron'",
+                app);
         List<Receiver.Request> fires = receiver.rowsAt("/cron");
         assertEquals(rows, fires.size(), "each fire was one row, delivered once");
         Set<Instant> scheduled = new HashSet<>();
@@ -161,7 +164,8 @@ class SourcesIT {
         }
         Instant first = scheduled.stream().min(Instant::compareTo).orElseThrow();
         Instant last = scheduled.stream().max(Instant::compareTo).orElseThrow();
-        assertEquals(Duration.between(first, last).toSeconds() + 1, scheduled.size(), "no second was skipped: " + scheduled);
+        assertEquals(Duration.between(first, last).toSeconds() + 1, scheduled.size(),
+                "no second was skipped: " + scheduled);
     }
 
     @Test
@@ -175,7 +179,8 @@ class SourcesIT {
                 new Case(cron.schedule("0 0 30 2 *", null), "schedule"),
                 new Case(cron.schedule("@daily", "Mars/Base"), "timezone"),
                 new Case(cron.schedule("@daily", null).misfire("twice"), "misfire"),
-                new Case(TriggerDefinition.webhook("kv", URI.create(receiver.url("/never"))).schedule("@daily", null), "schedule"))) {
+                new Case(TriggerDefinition.webhook("kv", URI.create(receiver.url("/never"))).schedule("@daily", null),
+                        "schedule"))) {
             ProblemException refused = assertRefused(400, "validation", () -> trigger(c.definition()));
             assertEquals(c.field(), refused.errors().get(0).field(), refused.errors().toString());
         }
@@ -194,7 +199,8 @@ class SourcesIT {
     @Test
     void aCascadeCanBeFollowedAsATree() {
         UUID cascader = trigger(TriggerDefinition.handler("http", "cascader"));
-        UUID root = client.enqueue(NewRow.of(app, "http", cascader, Json.createObjectBuilder().add("start", true).build()));
+        UUID root = client
+                .enqueue(NewRow.of(app, "http", cascader, Json.createObjectBuilder().add("start", true).build()));
         // depths 0..8 deliver (the row at depth 8 fails when its invoke is refused, so it dies)
         Eventually.until(WAIT, () -> {
             JsonObject r = lineage(root);

@@ -73,7 +73,8 @@ public final class KafkaBroker implements AutoCloseable {
      */
     public void start() {
         if (listening()) {
-            throw new IllegalStateException("127.0.0.1:" + port + " is taken (a broker of another run?): choose another port");
+            throw new IllegalStateException(
+                    "127.0.0.1:" + port + " is taken (a broker of another run?): choose another port");
         }
         process = run(List.of("kafka.Kafka", properties.toString()), false);
         Process started = process;
@@ -122,7 +123,8 @@ public final class KafkaBroker implements AutoCloseable {
 
     public Admin admin() {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000));
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                10_000));
     }
 
     @Override
@@ -167,8 +169,9 @@ public final class KafkaBroker implements AutoCloseable {
 
     /** A JVM on the class path, its output in broker.log. */
     private Process run(List<String> mainAndArguments, boolean wait) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:+UseSerialGC", "-Dlog4j2.level=WARN", "-cp", classPath));
+        List<String> command = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx384m", "-XX:+UseSerialGC", "-Dlog4j2.level=WARN", "-cp", classPath));
         command.addAll(mainAndArguments);
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true)

@@ -37,7 +37,8 @@ import java.util.function.Predicate;
 public final class OtlpCollector implements AutoCloseable {
 
     /** One span as it arrived: ids in lower-case hex (parent empty for a root), attributes as text. */
-    public record Received(String service, String scope, String traceId, String spanId, String parentSpanId, String name,
+    public record Received(String service, String scope, String traceId, String spanId, String parentSpanId,
+            String name,
             Span.SpanKind kind, Map<String, String> attributes, boolean failed, String statusMessage) {
 
         public String attribute(String key) {
@@ -57,7 +58,8 @@ public final class OtlpCollector implements AutoCloseable {
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
                 .addService(new TraceServiceGrpc.TraceServiceImplBase() {
                     @Override
-                    public void export(ExportTraceServiceRequest request, StreamObserver<ExportTraceServiceResponse> answer) {
+                    public void export(ExportTraceServiceRequest request,
+                            StreamObserver<ExportTraceServiceResponse> answer) {
                         keep(request);
                         answer.onNext(ExportTraceServiceResponse.getDefaultInstance());
                         answer.onCompleted();
@@ -66,14 +68,16 @@ public final class OtlpCollector implements AutoCloseable {
                 // the server exports its metrics and logs to the same endpoint: taken and dropped, so that it logs no failures
                 .addService(new MetricsServiceGrpc.MetricsServiceImplBase() {
                     @Override
-                    public void export(ExportMetricsServiceRequest request, StreamObserver<ExportMetricsServiceResponse> answer) {
+                    public void export(ExportMetricsServiceRequest request,
+                            StreamObserver<ExportMetricsServiceResponse> answer) {
                         answer.onNext(ExportMetricsServiceResponse.getDefaultInstance());
                         answer.onCompleted();
                     }
                 })
                 .addService(new LogsServiceGrpc.LogsServiceImplBase() {
                     @Override
-                    public void export(ExportLogsServiceRequest request, StreamObserver<ExportLogsServiceResponse> answer) {
+                    public void export(ExportLogsServiceRequest request,
+                            StreamObserver<ExportLogsServiceResponse> answer) {
                         answer.onNext(ExportLogsServiceResponse.getDefaultInstance());
                         answer.onCompleted();
                     }
@@ -101,10 +105,13 @@ public final class OtlpCollector implements AutoCloseable {
                     for (KeyValue kv : s.getAttributesList()) {
                         attributes.put(kv.getKey(), text(kv.getValue()));
                     }
-                    spans.add(new Received(service, scope.getScope().getName(), hex.formatHex(s.getTraceId().toByteArray()),
-                            hex.formatHex(s.getSpanId().toByteArray()), hex.formatHex(s.getParentSpanId().toByteArray()),
+                    spans.add(new Received(service, scope.getScope().getName(),
+                            hex.formatHex(s.getTraceId().toByteArray()),
+                            hex.formatHex(s.getSpanId().toByteArray()),
+                            hex.formatHex(s.getParentSpanId().toByteArray()),
                             s.getName(), s.getKind(), Map.copyOf(attributes),
-                            s.getStatus().getCode() == io.opentelemetry.proto.trace.v1.Status.StatusCode.STATUS_CODE_ERROR,
+                            s.getStatus()
+                                    .getCode() == io.opentelemetry.proto.trace.v1.Status.StatusCode.STATUS_CODE_ERROR,
                             s.getStatus().getMessage()));
                 }
             }

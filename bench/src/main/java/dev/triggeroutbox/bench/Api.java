@@ -69,7 +69,9 @@ final class Api {
     /** A counter of the server's Prometheus text ({@code /metrics}) without labels. */
     long metric(String name) throws IOException, InterruptedException {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + " ([0-9]+)$")
-                .matcher(send(request("/metrics", Duration.ofSeconds(10)).setHeader("Accept", "text/plain").GET().build(), 200));
+                .matcher(send(
+                        request("/metrics", Duration.ofSeconds(10)).setHeader("Accept", "text/plain").GET().build(),
+                        200));
         if (!m.find()) {
             throw new IllegalStateException("no counter " + name + " in /metrics");
         }
@@ -81,14 +83,17 @@ final class Api {
     }
 
     String latencyRun(UUID app, int rate, int seconds, int producers) throws IOException, InterruptedException {
-        String query = String.format(Locale.ROOT, "?app=%s&rate=%d&seconds=%d&producers=%d", app, rate, seconds, producers);
+        String query = String.format(Locale.ROOT, "?app=%s&rate=%d&seconds=%d&producers=%d", app, rate, seconds,
+                producers);
         return send(request("/bench/latency" + query, Duration.ofSeconds(seconds + 120L))
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), 200);
     }
 
     /** Rows/s of the Java API inside the server: one event per transaction, or {@code batch} events per {@code publishAll}. */
-    String javaApiEnqueue(UUID app, int threads, int seconds, int warmup, int batch) throws IOException, InterruptedException {
-        String query = String.format(Locale.ROOT, "?app=%s&threads=%d&seconds=%d&warmup=%d&batch=%d", app, threads, seconds,
+    String javaApiEnqueue(UUID app, int threads, int seconds, int warmup, int batch)
+            throws IOException, InterruptedException {
+        String query = String.format(Locale.ROOT, "?app=%s&threads=%d&seconds=%d&warmup=%d&batch=%d", app, threads,
+                seconds,
                 warmup, batch);
         return send(request("/bench/enqueue" + query, Duration.ofSeconds(seconds + warmup + 60L))
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), 200);

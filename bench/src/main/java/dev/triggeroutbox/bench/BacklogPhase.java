@@ -29,15 +29,18 @@ final class BacklogPhase {
     static Results.Backlog run(Bench bench) throws Exception {
         Settings s = bench.settings();
         OutboxTables t = bench.tables();
-        Progress.say("[4/5] backlog: claim of %d rows with %,d and %,d due rows", s.batchSize(), s.backlogSmall(), s.backlogLarge());
+        Progress.say("[4/5] backlog: claim of %d rows with %,d and %,d due rows", s.batchSize(), s.backlogSmall(),
+                s.backlogLarge());
         bench.pause();
         t.truncate("outbox");
         fill(bench, s.backlogSmall());
         Results.ClaimTiming small = time(bench, s.backlogSmall());
-        Progress.say("  %,9d due: median %.3f ms (min %.3f, max %.3f)", small.dueRows(), small.medianMs(), small.minMs(), small.maxMs());
+        Progress.say("  %,9d due: median %.3f ms (min %.3f, max %.3f)", small.dueRows(), small.medianMs(),
+                small.minMs(), small.maxMs());
         fill(bench, s.backlogLarge() - s.backlogSmall());
         Results.ClaimTiming large = time(bench, s.backlogLarge());
-        Progress.say("  %,9d due: median %.3f ms (min %.3f, max %.3f)", large.dueRows(), large.medianMs(), large.minMs(), large.maxMs());
+        Progress.say("  %,9d due: median %.3f ms (min %.3f, max %.3f)", large.dueRows(), large.medianMs(),
+                large.minMs(), large.maxMs());
         t.truncate("outbox");
         Results.Backlog backlog = new Results.Backlog(s.batchSize(), small, large);
         Progress.say("  %,d / %,d = %.2f (target <= 2)", s.backlogLarge(), s.backlogSmall(), backlog.ratio());

@@ -35,7 +35,8 @@ record Bench(Settings settings, Database db, Server server, Api api, OutboxTable
                 lastValue = v;
                 lastMove = now;
             } else if (now - lastMove > stallSeconds * 1_000_000_000L) {
-                throw new IllegalStateException(what + ": stuck at " + v + " of " + target + " for " + stallSeconds + " s");
+                throw new IllegalStateException(
+                        what + ": stuck at " + v + " of " + target + " for " + stallSeconds + " s");
             }
             if (now - lastPrint > 3_000_000_000L) {
                 lastPrint = now;

@@ -146,32 +146,39 @@ public final class Benchmark {
     }
 
     private static void describe(Results r, Settings s, Database db) throws Exception {
-        r.environment.put("command", "`./mvnw -q -Pserver package -DskipTests && ./mvnw -f bench/pom.xml -q compile exec:java"
-                + (s.quick() ? " -Dbench.quick=true" : "") + "`");
+        r.environment.put("command",
+                "`./mvnw -q -Pserver package -DskipTests && ./mvnw -f bench/pom.xml -q compile exec:java"
+                        + (s.quick() ? " -Dbench.quick=true" : "") + "`");
         r.environment.put("date", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
-        r.environment.put("machine", Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name")
-                + " " + System.getProperty("os.arch") + ", Java " + System.getProperty("java.version"));
+        r.environment.put("machine",
+                Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name")
+                        + " " + System.getProperty("os.arch") + ", Java " + System.getProperty("java.version"));
         r.environment.put("database", db.describe());
-        r.environment.put("server", s.jbossHome().getFileName() + ", product defaults except outbox.dispatch.poll-interval-ms="
-                + s.pollMillis() + " (batch-size " + s.batchSize() + ", concurrency " + s.concurrency() + ")");
+        r.environment.put("server",
+                s.jbossHome().getFileName() + ", product defaults except outbox.dispatch.poll-interval-ms="
+                        + s.pollMillis() + " (batch-size " + s.batchSize() + ", concurrency " + s.concurrency() + ")");
         r.environment.put("db-scheduler", s.dbSchedulerVersion() + ", " + s.workerThreads()
                 + " threads, lock-and-fetch (0.5, 1.0), polling " + s.pollMillis() + " ms, Hikari pool of 40");
-        r.notes.add("Every bulk load is one `INSERT … SELECT generate_series` followed by `VACUUM (ANALYZE)`, as autovacuum "
-                + "would leave a table soon after; every drain first runs " + String.format("%,d", s.warmupRows()) + " unmeasured rows.");
+        r.notes.add(
+                "Every bulk load is one `INSERT … SELECT generate_series` followed by `VACUUM (ANALYZE)`, as autovacuum "
+                        + "would leave a table soon after; every drain first runs "
+                        + String.format("%,d", s.warmupRows()) + " unmeasured rows.");
         r.notes.add("Drain (a): the dispatcher is paused with `UPDATE dispatcher_state`, the rows are written, and the "
                 + "clock runs from the resume to the start of the last finishing transaction (both database time); the "
                 + "server notices the resume on its next tick, so up to one poll interval is in the figure. "
                 + "`delivery_history` is emptied before each drain and filled by it. (b) and (c) are timed in the "
                 + "harness: from the scheduler's start to its last completion, and the JDBC loop.");
-        r.notes.add("Webhook drain: measured as drain (a), the rows (payload about 200 bytes) for a webhook trigger of an app "
-                + "of their own whose URL is nginx on 127.0.0.1 (`return 204`, allow-listed with outbox.webhook.allowed-hosts). "
-                + "The floor is wrk (one thread) POSTing one of the same signed requests over as many keep-alive connections as "
-                + "the server had open to nginx after the drain, for as long as the drain took (3 to 30 s).");
-        r.notes.add("Kafka drain: measured as drain (a), the rows (payload about 200 bytes) for a kafka trigger (key rowId) of an "
-                + "app of their own, to a topic of 3 partitions on one KRaft broker started by the harness (its own JVM, 384 MiB). "
-                + "The tool is Kafka's `ProducerPerformance` (its own JVM) sending as many 200-byte records to another topic of "
-                + "the same broker with the WAR's producer settings (acks=all, idempotent, linger 5 ms), after a run of a tenth "
-                + "as many; each record of the drain also carries the outbox headers.");
+        r.notes.add(
+                "Webhook drain: measured as drain (a), the rows (payload about 200 bytes) for a webhook trigger of an app "
+                        + "of their own whose URL is nginx on 127.0.0.1 (`return 204`, allow-listed with outbox.webhook.allowed-hosts). "
+                        + "The floor is wrk (one thread) POSTing one of the same signed requests over as many keep-alive connections as "
+                        + "the server had open to nginx after the drain, for as long as the drain took (3 to 30 s).");
+        r.notes.add(
+                "Kafka drain: measured as drain (a), the rows (payload about 200 bytes) for a kafka trigger (key rowId) of an "
+                        + "app of their own, to a topic of 3 partitions on one KRaft broker started by the harness (its own JVM, 384 MiB). "
+                        + "The tool is Kafka's `ProducerPerformance` (its own JVM) sending as many 200-byte records to another topic of "
+                        + "the same broker with the WAR's producer settings (acks=all, idempotent, linger 5 ms), after a run of a tenth "
+                        + "as many; each record of the drain also carries the outbox headers.");
         r.notes.add("Enqueue: the dispatcher is paused; one kv trigger, so one row per event; payloads of about 200 "
                 + "bytes everywhere (the floor's too). The Java API figures are measured inside the server by the "
                 + "benchmark's endpoint (`/bench/enqueue`), each transaction one `Outbox.publish` or one `Outbox.publishAll`. "

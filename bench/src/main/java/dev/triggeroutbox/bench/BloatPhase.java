@@ -46,7 +46,8 @@ final class BloatPhase {
             try (Connection snapshot = bench.db().connect()) {
                 snapshot.setAutoCommit(false);
                 snapshot.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-                try (Statement st = snapshot.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM outbox")) {
+                try (Statement st = snapshot.createStatement();
+                        ResultSet rs = st.executeQuery("SELECT count(*) FROM outbox")) {
                     rs.next(); // the snapshot is taken now and held until the rollback below
                 }
                 Results.Throughput[] w = window(bench, feeder, "snapshot held", s.bloatHoldSeconds());
@@ -93,8 +94,10 @@ final class BloatPhase {
             long h = feeder.handledSinceStart();
             last = new Results.Throughput(label + " (last slice)", h - sliceHandled, (now - sliceStart) / 1e9);
             Progress.say("    %-13s %3.0f s: %,7.0f rows/s (last %.0f s)%s", label, (now - t0) / 1e9, last.perSecond(),
-                    last.seconds(), "snapshot held".equals(label) ? String.format(", outbox dead tuples %,d",
-                            bench.tables().deadTuples("outbox")) : "");
+                    last.seconds(), "snapshot held".equals(label)
+                            ? String.format(", outbox dead tuples %,d",
+                                    bench.tables().deadTuples("outbox"))
+                            : "");
             sliceStart = now;
             sliceHandled = h;
         }

@@ -31,9 +31,11 @@ final class Chart {
         c.throughput(r, 20, 60);
         c.latency(r, 580, 60);
         if (r.backlog != null) {
-            c.text(580, HEIGHT - 14, f("claim of %d: %,d due %.2f ms, %,d due %.2f ms (ratio %.2f)", r.backlog.batchSize(),
-                    r.backlog.small().dueRows(), r.backlog.small().medianMs(), r.backlog.large().dueRows(),
-                    r.backlog.large().medianMs(), r.backlog.ratio()), "start", 12, "normal");
+            c.text(580, HEIGHT - 14,
+                    f("claim of %d: %,d due %.2f ms, %,d due %.2f ms (ratio %.2f)", r.backlog.batchSize(),
+                            r.backlog.small().dueRows(), r.backlog.small().medianMs(), r.backlog.large().dueRows(),
+                            r.backlog.large().medianMs(), r.backlog.ratio()),
+                    "start", 12, "normal");
         }
         c.svg.append("</svg>\n");
         return c.svg.toString();
@@ -77,7 +79,8 @@ final class Chart {
             for (Bar b : groups.get(g)) {
                 int w = (int) Math.max(1, Math.round(barMax * b.value() / max));
                 text(x + labelWidth - 6, top + 14, b.label(), "end", 12, "normal");
-                svg.append(f("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" fill=\"%s\"/>\n", x + labelWidth, top, w, b.color()));
+                svg.append(f("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" fill=\"%s\"/>\n", x + labelWidth, top,
+                        w, b.color()));
                 text(x + labelWidth + w + 6, top + 14, f("%,.0f%s", b.value(), b.unit()), "start", 12, "normal");
                 top += 24;
             }
@@ -102,11 +105,13 @@ final class Chart {
         // grid and axis labels, one per decade
         for (double v = lo; v <= hi * 1.0001; v *= 10) {
             int gy = yOf(v, lo, hi, plotTop, plotHeight);
-            svg.append(f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#dddddd\"/>\n", plotLeft, gy, plotLeft + plotWidth, gy));
+            svg.append(f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#dddddd\"/>\n", plotLeft, gy,
+                    plotLeft + plotWidth, gy));
             text(plotLeft - 6, gy + 4, v < 1 ? f("%.1f", v) : f("%,.0f", v), "end", 11, "normal");
         }
-        svg.append(f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", plotLeft, plotTop + plotHeight,
-                plotLeft + plotWidth, plotTop + plotHeight));
+        svg.append(
+                f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", plotLeft, plotTop + plotHeight,
+                        plotLeft + plotWidth, plotTop + plotHeight));
         int slot = plotWidth / Math.max(1, loads.size());
         int barWidth = Math.min(22, (slot - 20) / 4);
         for (int i = 0; i < loads.size(); i++) {
@@ -114,14 +119,17 @@ final class Chart {
             int left = plotLeft + i * slot + (slot - 4 * barWidth) / 2;
             Results.LoadPoint on = r.latency.at(true, load);
             Results.LoadPoint off = r.latency.at(false, load);
-            double[] values = {on == null ? 0 : on.p50(), on == null ? 0 : on.p99(), off == null ? 0 : off.p50(), off == null ? 0 : off.p99()};
+            double[] values = {on == null ? 0 : on.p50(), on == null ? 0 : on.p99(), off == null ? 0 : off.p50(),
+                    off == null ? 0 : off.p99()};
             String[] colors = {ON_P50, ON_P99, OFF_P50, OFF_P99};
             for (int b = 0; b < 4; b++) {
                 double v = Math.max(lo, values[b]);
                 int top = yOf(v, lo, hi, plotTop, plotHeight);
-                svg.append(f("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%.2f ms</title></rect>\n",
+                svg.append(f(
+                        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%.2f ms</title></rect>\n",
                         left + b * barWidth, top, barWidth - 2, plotTop + plotHeight - top, colors[b], values[b]));
-                text(left + b * barWidth + barWidth / 2, top - 4, values[b] < 10 ? f("%.1f", values[b]) : f("%.0f", values[b]), "middle", 9, "normal");
+                text(left + b * barWidth + barWidth / 2, top - 4,
+                        values[b] < 10 ? f("%.1f", values[b]) : f("%.0f", values[b]), "middle", 9, "normal");
             }
             int cx = plotLeft + i * slot + slot / 2;
             text(cx, plotTop + plotHeight + 18, f("%,d/s offered", load), "middle", 12, "bold");
@@ -130,10 +138,12 @@ final class Chart {
             }
         }
         int ly = plotTop + plotHeight + 58;
-        String[][] legend = {{ON_P50, "p50, wake-up on"}, {ON_P99, "p99, wake-up on"}, {OFF_P50, "p50, wake-up off"}, {OFF_P99, "p99, wake-up off"}};
+        String[][] legend = {{ON_P50, "p50, wake-up on"}, {ON_P99, "p99, wake-up on"}, {OFF_P50, "p50, wake-up off"},
+                {OFF_P99, "p99, wake-up off"}};
         for (int i = 0; i < legend.length; i++) {
             int lx = plotLeft + i * 115;
-            svg.append(f("<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", lx, ly - 10, legend[i][0]));
+            svg.append(
+                    f("<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", lx, ly - 10, legend[i][0]));
             text(lx + 16, ly, legend[i][1], "start", 11, "normal");
         }
     }

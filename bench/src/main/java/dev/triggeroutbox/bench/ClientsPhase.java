@@ -53,7 +53,8 @@ final class ClientsPhase {
     }
 
     /** Keeps {@code inFlight} requests going for the warm-up, then counts completions and CPU for {@code seconds}. */
-    private static Results.ClientRun measure(HttpStacks.Stack client, URI uri, List<SignedPosts.Post> posts, int inFlight,
+    private static Results.ClientRun measure(HttpStacks.Stack client, URI uri, List<SignedPosts.Post> posts,
+            int inFlight,
             int warmupSeconds, int seconds) throws InterruptedException {
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicLong done = new AtomicLong();
@@ -61,24 +62,25 @@ final class ClientsPhase {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch stopped = new CountDownLatch(inFlight);
         Runnable[] slot = new Runnable[1];
-        slot[0] = () -> client.post(uri, posts.get((int) (next.getAndIncrement() % posts.size()))).whenComplete((status, e) -> {
-            if (e != null || status != 204) {
-                failure.compareAndSet(null, e != null ? e : new IllegalStateException("status " + status));
-                running.set(false);
-            }
-            done.incrementAndGet();
-            if (running.get()) {
-                slot[0].run();
-            } else {
-                stopped.countDown();
-            }
-        });
+        slot[0] = () -> client.post(uri, posts.get((int) (next.getAndIncrement() % posts.size())))
+                .whenComplete((status, e) -> {
+                    if (e != null || status != 204) {
+                        failure.compareAndSet(null, e != null ? e : new IllegalStateException("status " + status));
+                        running.set(false);
+                    }
+                    done.incrementAndGet();
+                    if (running.get()) {
+                        slot[0].run();
+                    } else {
+                        stopped.countDown();
+                    }
+                });
         for (int i = 0; i < inFlight; i++) {
             slot[0].run();
         }
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
+                .getOperatingSystemMXBean();
         Thread.sleep(TimeUnit.SECONDS.toMillis(warmupSeconds));
         long n0 = done.get();
         long cpu0 = os.getProcessCpuTime();

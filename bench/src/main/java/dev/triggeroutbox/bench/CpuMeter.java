@@ -36,8 +36,9 @@ final class CpuMeter {
         Map<String, Long> n = new LinkedHashMap<>();
         n.put("server", server.cpuNanos());
         // the server's time in the kernel: its system calls, and the loopback network's work done on its behalf
-        n.put("server-kernel", server.processes().mapToLong(p -> ticks(Path.of("/proc", Long.toString(p.pid()), "stat"), null, 12))
-                .sum() * TICK_NANOS);
+        n.put("server-kernel",
+                server.processes().mapToLong(p -> ticks(Path.of("/proc", Long.toString(p.pid()), "stat"), null, 12))
+                        .sum() * TICK_NANOS);
         n.put("postgres", byName("postgres"));
         n.put("nginx", byName("nginx"));
         n.put("machine", machineBusy());
@@ -56,7 +57,8 @@ final class CpuMeter {
     private static long byName(String name) {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
-                    .mapToLong(p -> ticks(p.resolve("stat"), name, 11) + ticks(p.resolve("stat"), name, 12)).sum() * TICK_NANOS;
+                    .mapToLong(p -> ticks(p.resolve("stat"), name, 11) + ticks(p.resolve("stat"), name, 12)).sum()
+                    * TICK_NANOS;
         } catch (IOException e) {
             return 0;
         }

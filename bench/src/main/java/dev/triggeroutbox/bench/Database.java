@@ -66,7 +66,8 @@ final class Database implements AutoCloseable {
             st.execute("CREATE DATABASE outbox OWNER outbox");
         }
         if (Statements.WANTED) {
-            try (Connection con = pg.getDatabase("postgres", "outbox").getConnection(); Statement st = con.createStatement()) {
+            try (Connection con = pg.getDatabase("postgres", "outbox").getConnection();
+                    Statement st = con.createStatement()) {
                 st.execute("CREATE EXTENSION pg_stat_statements");
                 st.execute("GRANT pg_read_all_stats TO outbox");
                 st.execute("GRANT EXECUTE ON FUNCTION pg_stat_statements_reset TO outbox");
@@ -85,7 +86,8 @@ final class Database implements AutoCloseable {
 
     /** Version and the settings that change what the figures mean. */
     String describe() throws SQLException {
-        try (Connection con = connect(); Statement st = con.createStatement();
+        try (Connection con = connect();
+                Statement st = con.createStatement();
                 ResultSet rs = st.executeQuery("""
                         SELECT split_part(version(), ' on ', 1), current_setting('synchronous_commit'),
                                current_setting('fsync'), current_setting('shared_buffers'),

@@ -65,8 +65,10 @@ final class DbSchedulerDrain implements AutoCloseable {
                         PRIMARY KEY (task_name, task_instance)
                     )""");
             Jdbc.execute(con, "CREATE INDEX IF NOT EXISTS scheduled_tasks_due ON scheduled_tasks (execution_time)");
-            Jdbc.execute(con, "CREATE INDEX IF NOT EXISTS scheduled_tasks_heartbeat ON scheduled_tasks (last_heartbeat)");
-            Jdbc.execute(con, "CREATE INDEX IF NOT EXISTS scheduled_tasks_priority_due ON scheduled_tasks (priority DESC, execution_time ASC)");
+            Jdbc.execute(con,
+                    "CREATE INDEX IF NOT EXISTS scheduled_tasks_heartbeat ON scheduled_tasks (last_heartbeat)");
+            Jdbc.execute(con,
+                    "CREATE INDEX IF NOT EXISTS scheduled_tasks_priority_due ON scheduled_tasks (priority DESC, execution_time ASC)");
         }
     }
 

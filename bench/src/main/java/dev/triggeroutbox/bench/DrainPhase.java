@@ -15,7 +15,8 @@ final class DrainPhase {
 
     static Results.Drain run(Bench bench) throws Exception {
         Settings s = bench.settings();
-        Progress.say("[1/5] drain: %,d due rows each, no-op handler; warm-up %,d rows each first", s.drainRows(), s.warmupRows());
+        Progress.say("[1/5] drain: %,d due rows each, no-op handler; warm-up %,d rows each first", s.drainRows(),
+                s.warmupRows());
         Results.Throughput ours;
         Results.Throughput dbScheduler;
         Results.Throughput floor;
@@ -28,7 +29,8 @@ final class DrainPhase {
         // none with -Dbench.drain-keys=0 (a WAR from before ordered lanes has no ordering_key to write)
         Results.Throughput keyed = s.drainKeys() > 0 ? keyed(bench, s.drainRows(), s.drainKeys()) : null;
         if (keyed != null) {
-            Progress.say("  (a') the same, in %,d ordered lanes: %,d rows in %.2f s = %,.0f rows/s (%.2f of (a))", s.drainKeys(),
+            Progress.say("  (a') the same, in %,d ordered lanes: %,d rows in %.2f s = %,.0f rows/s (%.2f of (a))",
+                    s.drainKeys(),
                     keyed.count(), keyed.seconds(), keyed.perSecond(), keyed.perSecond() / ours.perSecond());
         }
 
@@ -37,14 +39,17 @@ final class DrainPhase {
             dbScheduler(bench, peer, s.warmupRows());
             dbScheduler = dbScheduler(bench, peer, s.drainRows());
         }
-        Progress.say("  (b) db-scheduler: %,d rows in %.2f s = %,.0f rows/s", dbScheduler.count(), dbScheduler.seconds(), dbScheduler.perSecond());
+        Progress.say("  (b) db-scheduler: %,d rows in %.2f s = %,.0f rows/s", dbScheduler.count(),
+                dbScheduler.seconds(), dbScheduler.perSecond());
 
         floor(bench, s.warmupRows());
         floor = floor(bench, s.drainRows());
-        Progress.say("  (c) raw SQL floor: %,d rows in %.2f s = %,.0f rows/s", floor.count(), floor.seconds(), floor.perSecond());
+        Progress.say("  (c) raw SQL floor: %,d rows in %.2f s = %,.0f rows/s", floor.count(), floor.seconds(),
+                floor.perSecond());
 
         Results.Drain drain = new Results.Drain(s.drainRows(), ours, batches, dbScheduler, floor, s.drainKeys(), keyed);
-        Progress.say("  (a)/(c) = %.2f (target >= 0.6)   (a)/(b) = %.2f (target >= 4)", drain.oursToFloor(), drain.oursToDbScheduler());
+        Progress.say("  (a)/(c) = %.2f (target >= 0.6)   (a)/(b) = %.2f (target >= 4)", drain.oursToFloor(),
+                drain.oursToDbScheduler());
         return drain;
     }
 
@@ -70,7 +75,8 @@ final class DrainPhase {
         if (delivered != rows || t.count("dead_letters") != 0) {
             throw new IllegalStateException("keyed drain: " + delivered + " of " + rows + " delivered");
         }
-        return new Results.Throughput("Trigger Outbox, " + keys + " lanes", rows, Duration.between(start, end).toNanos() / 1e9);
+        return new Results.Throughput("Trigger Outbox, " + keys + " lanes", rows,
+                Duration.between(start, end).toNanos() / 1e9);
     }
 
     /**
@@ -78,7 +84,8 @@ final class DrainPhase {
      * last finishing transaction stops it (database time too). The dispatcher notices the resume on its
      * next tick, so up to one poll interval is part of the figure, as it is for an operator.
      */
-    static Results.Throughput dispatcher(Bench bench, OutboxTables t, int rows, int pad, String label) throws Exception {
+    static Results.Throughput dispatcher(Bench bench, OutboxTables t, int rows, int pad, String label)
+            throws Exception {
         return dispatcher(bench, t, rows, pad, label, new CpuMeter.Sample[2]);
     }
 
@@ -86,7 +93,8 @@ final class DrainPhase {
      * As above; {@code cpu} receives the machine's CPU times ({@link CpuMeter}) at the resume and when the last row
      * was gone.
      */
-    static Results.Throughput dispatcher(Bench bench, OutboxTables t, int rows, int pad, String label, CpuMeter.Sample[] cpu)
+    static Results.Throughput dispatcher(Bench bench, OutboxTables t, int rows, int pad, String label,
+            CpuMeter.Sample[] cpu)
             throws Exception {
         bench.pause();
         t.truncate("outbox", "delivery_history");
@@ -102,7 +110,8 @@ final class DrainPhase {
         long dead = t.count("dead_letters");
         bench.pause();
         if (delivered != rows || dead != 0) {
-            throw new IllegalStateException(label + ": " + delivered + " of " + rows + " delivered, " + dead + " dead-lettered");
+            throw new IllegalStateException(
+                    label + ": " + delivered + " of " + rows + " delivered, " + dead + " dead-lettered");
         }
         return new Results.Throughput(label, rows, Duration.between(start, end).toNanos() / 1e9);
     }
@@ -114,7 +123,8 @@ final class DrainPhase {
         Results.Throughput result = peer.run(rows);
         long left = bench.tables().count("scheduled_tasks");
         if (left != 0 || result.count() != rows) {
-            throw new IllegalStateException("drain (b): " + result.count() + " of " + rows + " completed, " + left + " rows left");
+            throw new IllegalStateException(
+                    "drain (b): " + result.count() + " of " + rows + " completed, " + left + " rows left");
         }
         return result;
     }
@@ -127,7 +137,8 @@ final class DrainPhase {
         Results.Throughput result = RawFloorDrain.run(bench.db(), bench.settings().batchSize());
         long left = t.count("outbox");
         if (left != 0 || result.count() != rows) {
-            throw new IllegalStateException("drain (c): " + result.count() + " of " + rows + " deleted, " + left + " rows left");
+            throw new IllegalStateException(
+                    "drain (c): " + result.count() + " of " + rows + " deleted, " + left + " rows left");
         }
         return result;
     }

@@ -45,13 +45,15 @@ final class EnqueuePhase {
         t.truncate("outbox");
 
         Results.Throughput rest = rest(bench);
-        Progress.say("  REST publish, JDK client: %,.0f requests/s (%,d in %d s)", rest.perSecond(), rest.count(), s.enqueueSeconds());
+        Progress.say("  REST publish, JDK client: %,.0f requests/s (%,d in %d s)", rest.perSecond(), rest.count(),
+                s.enqueueSeconds());
         t.truncate("outbox");
 
         Results.Throughput restWrk = null;
         if (Wrk.installed()) {
             restWrk = restWithWrk(bench);
-            Progress.say("  REST publish, wrk %d connections: %,.0f requests/s", s.wrkConnections(), restWrk.perSecond());
+            Progress.say("  REST publish, wrk %d connections: %,.0f requests/s", s.wrkConnections(),
+                    restWrk.perSecond());
             t.truncate("outbox");
         } else {
             Progress.say("  REST publish with wrk: skipped (%s missing)", Wrk.BINARY);
@@ -74,18 +76,22 @@ final class EnqueuePhase {
         Progress.say("  single-row INSERT floor: %,.0f transactions/s", floor.perSecond());
         t.truncate("outbox");
 
-        Results.Enqueue e = new Results.Enqueue(s.clients(), rest, s.wrkConnections(), restWrk, s.batchEvents(), restBatch,
+        Results.Enqueue e = new Results.Enqueue(s.clients(), rest, s.wrkConnections(), restWrk, s.batchEvents(),
+                restBatch,
                 javaApi, javaBatch, floor);
         Progress.say("  / floor: REST (JDK) %.2f, REST (wrk) %.2f (target >= 0.25), REST batch %.2f (target >= 3), "
-                + "Java API %.2f (target >= 0.6), publishAll %.2f", e.toFloor(rest), e.toFloor(restWrk), e.toFloor(restBatch),
+                + "Java API %.2f (target >= 0.6), publishAll %.2f", e.toFloor(rest), e.toFloor(restWrk),
+                e.toFloor(restBatch),
                 e.toFloor(javaApi), e.toFloor(javaBatch));
         return e;
     }
 
     static Results.Throughput javaApi(Bench bench, String label, int batch) throws Exception {
         Settings s = bench.settings();
-        String answer = bench.api().javaApiEnqueue(bench.tables().app(), s.clients(), s.enqueueSeconds(), s.enqueueWarmupSeconds(), batch);
-        Results.Throughput measured = new Results.Throughput(label, (long) Api.number(answer, "rows"), Api.number(answer, "seconds"));
+        String answer = bench.api().javaApiEnqueue(bench.tables().app(), s.clients(), s.enqueueSeconds(),
+                s.enqueueWarmupSeconds(), batch);
+        Results.Throughput measured = new Results.Throughput(label, (long) Api.number(answer, "rows"),
+                Api.number(answer, "seconds"));
         if (measured.count() <= 0) {
             throw new IllegalStateException(label + " wrote no rows: " + answer);
         }
@@ -187,7 +193,7 @@ final class EnqueuePhase {
         long sent = warm.count() + measured.count();
         // requests wrk gave up on at its end may still commit: let them, before counting and emptying the table
         long rows = bench.tables().count("outbox");
-        for (long before = -1; rows != before; ) {
+        for (long before = -1; rows != before;) {
             Thread.sleep(500);
             before = rows;
             rows = bench.tables().count("outbox");
@@ -196,7 +202,8 @@ final class EnqueuePhase {
         if (rows < sent || rows > sent + 2L * s.wrkConnections()) {
             throw new IllegalStateException("REST publish (wrk): " + sent + " answered, but " + rows + " rows written");
         }
-        return new Results.Throughput("REST publish (wrk, " + s.wrkConnections() + " connections)", measured.count(), measured.seconds());
+        return new Results.Throughput("REST publish (wrk, " + s.wrkConnections() + " connections)", measured.count(),
+                measured.seconds());
     }
 
     private static Results.Throughput restBatch(Bench bench) throws Exception {

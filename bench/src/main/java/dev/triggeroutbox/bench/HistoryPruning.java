@@ -53,14 +53,17 @@ public final class HistoryPruning {
         long keep = Long.getLong("bench.keep-rows", 250_000);
         Path migrations = Path.of(System.getProperty("bench.product.classes"), "db", "migration");
         if (!Files.isDirectory(migrations)) {
-            throw new IllegalStateException("no migrations at " + migrations + ": build the product first (./mvnw -q package -DskipTests)");
+            throw new IllegalStateException(
+                    "no migrations at " + migrations + ": build the product first (./mvnw -q package -DskipTests)");
         }
         try (Database db = Database.start(port)) {
             Progress.say("%s; load average %s", db.describe(), loadAverage());
             DataSource v7 = dataSource(db, "v7_way");
             DataSource partitioned = dataSource(db, "partitioned_way");
-            Migrations.configuration(v7).locations("filesystem:" + migrations).schemas("v7_way").target("7").load().migrate();
-            Migrations.configuration(partitioned).locations("filesystem:" + migrations).schemas("partitioned_way").load().migrate();
+            Migrations.configuration(v7).locations("filesystem:" + migrations).schemas("v7_way").target("7").load()
+                    .migrate();
+            Migrations.configuration(partitioned).locations("filesystem:" + migrations).schemas("partitioned_way")
+                    .load().migrate();
             try (Connection con = partitioned.getConnection(); Statement st = con.createStatement()) {
                 // steady state long after the upgrade: the table from V7 has aged out, every day is a partition
                 st.execute("DROP TABLE delivery_history_v7");
@@ -80,7 +83,8 @@ public final class HistoryPruning {
             for (DataSource ds : new DataSource[] {v7, partitioned}) {
                 fill(ds, prune, keep);
             }
-            Progress.say("filled both with %,d rows past retention and %,d within it; load average %s", prune, keep, loadAverage());
+            Progress.say("filled both with %,d rows past retention and %,d within it; load average %s", prune, keep,
+                    loadAverage());
 
             Sizes v7Before = sizes(v7, false);
             long t0 = System.nanoTime();
@@ -119,19 +123,23 @@ public final class HistoryPruning {
 
             String load = loadAverage();
             System.out.println();
-            System.out.printf("Pruning %,d history rows past retention (%,d kept), %s, load average %s%n%n", prune, keep, db.describe(), load);
-            System.out.println("| | time | heap before | indexes before | heap after | indexes after | dead tuples after |");
+            System.out.printf("Pruning %,d history rows past retention (%,d kept), %s, load average %s%n%n", prune,
+                    keep, db.describe(), load);
+            System.out.println(
+                    "| | time | heap before | indexes before | heap after | indexes after | dead tuples after |");
             System.out.println("|---|---:|---:|---:|---:|---:|---:|");
             row("V7 table, chunked DELETE (" + statements + " statements)", deleteSeconds, v7Before, v7After);
             row("V7 table, then VACUUM", vacuumSeconds, v7After, v7Vacuumed);
-            row("partitioned, DROP of the day partitions (DeliveryHistory.maintain)", dropSeconds, partBefore, partAfter);
+            row("partitioned, DROP of the day partitions (DeliveryHistory.maintain)", dropSeconds, partBefore,
+                    partAfter);
             System.out.printf("%nDELETE / DROP time: %.0f×; heap kept after DELETE+VACUUM / after DROP: %.1f×%n",
                     deleteSeconds / dropSeconds, (double) v7Vacuumed.heap() / partAfter.heap());
         }
     }
 
     private static void row(String what, double seconds, Sizes before, Sizes after) {
-        System.out.printf("| %s | %.3f s | %s | %s | %s | %s | %,d |%n", what, seconds, before.mb(before.heap()), before.mb(before.indexes()),
+        System.out.printf("| %s | %.3f s | %s | %s | %s | %s | %,d |%n", what, seconds, before.mb(before.heap()),
+                before.mb(before.indexes()),
                 after.mb(after.heap()), after.mb(after.indexes()), after.deadTuples());
     }
 
@@ -158,8 +166,9 @@ public final class HistoryPruning {
                     FROM generate_series(1, %d) g, LATERAL (SELECT %s AS f) t
                     """;
             // past retention: 10 to 7 days ago (day partitions wholly past it); kept: the last 6 days
-            st.execute(insert.formatted(prune, "date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '10 days' + g * interval '3 days' / "
-                    + (prune + 1)));
+            st.execute(insert.formatted(prune,
+                    "date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '10 days' + g * interval '3 days' / "
+                            + (prune + 1)));
             st.execute(insert.formatted(keep, "now() - g * interval '6 days' / " + (keep + 1)));
             st.execute("VACUUM ANALYZE delivery_history");
         }
@@ -173,8 +182,10 @@ public final class HistoryPruning {
         try (Connection con = ds.getConnection(); Statement st = con.createStatement()) {
             st.execute("SELECT pg_stat_clear_snapshot()");
             long heap = Jdbc.queryLong(con, "SELECT coalesce(sum(pg_relation_size(relid)), 0) FROM (" + leaves + ") l");
-            long indexes = Jdbc.queryLong(con, "SELECT coalesce(sum(pg_indexes_size(relid)), 0) FROM (" + leaves + ") l");
-            long dead = Jdbc.queryLong(con, "SELECT coalesce(sum(n_dead_tup), 0) FROM pg_stat_user_tables WHERE relid IN (" + leaves + ")");
+            long indexes = Jdbc.queryLong(con,
+                    "SELECT coalesce(sum(pg_indexes_size(relid)), 0) FROM (" + leaves + ") l");
+            long dead = Jdbc.queryLong(con,
+                    "SELECT coalesce(sum(n_dead_tup), 0) FROM pg_stat_user_tables WHERE relid IN (" + leaves + ")");
             return new Sizes(heap, indexes, dead);
         }
     }

@@ -113,12 +113,14 @@ final class HttpStacks {
         return new Stack() {
             public String name() {
                 return "Apache HttpClient 5 async " + org.apache.hc.client5.http.impl.async.HttpAsyncClients.class
-                        .getPackage().getImplementationVersion() + " (I/O reactor, " + Runtime.getRuntime().availableProcessors()
+                        .getPackage().getImplementationVersion() + " (I/O reactor, "
+                        + Runtime.getRuntime().availableProcessors()
                         + " threads)";
             }
 
             public CompletableFuture<Integer> post(URI uri, SignedPosts.Post post) {
-                SimpleRequestBuilder b = SimpleRequestBuilder.post(uri).setBody(post.body(), ContentType.APPLICATION_JSON);
+                SimpleRequestBuilder b = SimpleRequestBuilder.post(uri).setBody(post.body(),
+                        ContentType.APPLICATION_JSON);
                 post.headers().forEach((k, v) -> {
                     if (!k.equals("Content-Type")) {
                         b.addHeader(k, v);
@@ -222,7 +224,8 @@ final class HttpStacks {
                 }
             }
 
-            private void write(io.netty.channel.Channel ch, URI uri, SignedPosts.Post post, CompletableFuture<Integer> f) {
+            private void write(io.netty.channel.Channel ch, URI uri, SignedPosts.Post post,
+                    CompletableFuture<Integer> f) {
                 io.netty.handler.codec.http.DefaultFullHttpRequest req = new io.netty.handler.codec.http.DefaultFullHttpRequest(
                         io.netty.handler.codec.http.HttpVersion.HTTP_1_1, io.netty.handler.codec.http.HttpMethod.POST,
                         uri.getRawPath(), io.netty.buffer.Unpooled.wrappedBuffer(post.body()));

@@ -42,8 +42,10 @@ final class KafkaPhase {
 
     static Results.Kafka run(Bench bench) throws Exception {
         Settings s = bench.settings();
-        Progress.say("[kafka] drain: %,d due rows to a Kafka topic (%d partitions, one KRaft broker on %s) through the WAR, "
-                + "beside Kafka's producer performance tool; warm-up %,d rows first", s.kafkaRows(), PARTITIONS, BOOTSTRAP, s.warmupRows());
+        Progress.say(
+                "[kafka] drain: %,d due rows to a Kafka topic (%d partitions, one KRaft broker on %s) through the WAR, "
+                        + "beside Kafka's producer performance tool; warm-up %,d rows first",
+                s.kafkaRows(), PARTITIONS, BOOTSTRAP, s.warmupRows());
         String classPath = classPath();
         try (KafkaBroker broker = KafkaBroker.format(PORT, s.target().resolve("kafka"), classPath)) {
             broker.createTopic(TOPIC, PARTITIONS);
@@ -65,12 +67,15 @@ final class KafkaPhase {
             long records = records(broker, TOPIC);
             long sent = (long) s.warmupRows() + (long) s.kafkaRows() * s.kafkaRounds();
             if (records < sent) {
-                throw new IllegalStateException("the topic has " + records + " records for " + sent + " rows delivered");
+                throw new IllegalStateException(
+                        "the topic has " + records + " records for " + sent + " rows delivered");
             }
             double micros = serverNanos / 1e3 / drain.count();
             long finishes = rows.finishingTransactions();
-            Progress.say("  Kafka drain: %,d rows in %.2f s = %,.0f rows/s (server CPU %.1f µs/row, %,d finishing transactions of "
-                    + "%.1f rows); %,d records on the topic for %,d rows", drain.count(), drain.seconds(), drain.perSecond(), micros,
+            Progress.say(
+                    "  Kafka drain: %,d rows in %.2f s = %,.0f rows/s (server CPU %.1f µs/row, %,d finishing transactions of "
+                            + "%.1f rows); %,d records on the topic for %,d rows",
+                    drain.count(), drain.seconds(), drain.perSecond(), micros,
                     finishes, drain.count() / (double) finishes, records, sent);
 
             tool(classPath, Math.max(1, s.kafkaRows() / 10));
@@ -98,11 +103,13 @@ final class KafkaPhase {
 
     /** Kafka's ProducerPerformance in a JVM of its own: {@code count} records as fast as the broker takes them. */
     private static Results.Throughput tool(String classPath, int count) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-cp", classPath, "org.apache.kafka.tools.ProducerPerformance",
-                "--topic", TOOL_TOPIC, "--num-records", Integer.toString(count), "--record-size", Integer.toString(RECORD_BYTES),
-                "--throughput", "-1", "--producer-props", "bootstrap.servers=" + BOOTSTRAP, "acks=all",
-                "enable.idempotence=true", "linger.ms=5"));
+        List<String> command = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx512m", "-cp", classPath, "org.apache.kafka.tools.ProducerPerformance",
+                        "--topic", TOOL_TOPIC, "--num-records", Integer.toString(count), "--record-size",
+                        Integer.toString(RECORD_BYTES),
+                        "--throughput", "-1", "--producer-props", "bootstrap.servers=" + BOOTSTRAP, "acks=all",
+                        "enable.idempotence=true", "linger.ms=5"));
         Path log = Files.createTempFile("producer-performance", ".log");
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         boolean ended = p.waitFor(5, TimeUnit.MINUTES);
@@ -123,7 +130,8 @@ final class KafkaPhase {
                 if (sent != count) {
                     throw new IllegalStateException("ProducerPerformance sent " + sent + " of " + count + " records");
                 }
-                return new Results.Throughput("Kafka ProducerPerformance (" + RECORD_BYTES + "-byte records, acks=all, idempotent)",
+                return new Results.Throughput(
+                        "Kafka ProducerPerformance (" + RECORD_BYTES + "-byte records, acks=all, idempotent)",
                         sent, sent / perSecond);
             }
         }

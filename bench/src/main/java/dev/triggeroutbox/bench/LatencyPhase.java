@@ -22,7 +22,8 @@ final class LatencyPhase {
 
     static Results.Latency run(Bench bench) throws Exception {
         Settings s = bench.settings();
-        Progress.say("[3/5] latency: commit -> delivery start at %s events/s, %d s each, wake-up on then off (poll %d ms)",
+        Progress.say(
+                "[3/5] latency: commit -> delivery start at %s events/s, %d s each, wake-up on then off (poll %d ms)",
                 s.loads(), s.loadSeconds(), s.pollMillis());
         OutboxTables t = bench.tables();
         t.truncate("outbox");
@@ -31,9 +32,11 @@ final class LatencyPhase {
         List<Results.LoadPoint> points = new ArrayList<>();
         for (boolean wake : new boolean[] {true, false}) {
             if (!wake) {
-                Progress.say("  redeploying with outbox.dispatch.wake-on-commit=false and outbox.dispatch.notify=false");
+                Progress.say(
+                        "  redeploying with outbox.dispatch.wake-on-commit=false and outbox.dispatch.notify=false");
                 // both: with the NOTIFY on, this node's own listener would wake it at each commit
-                bench.server().redeployWith(Map.of("outbox.dispatch.wake-on-commit", "false", "outbox.dispatch.notify", "false"));
+                bench.server().redeployWith(
+                        Map.of("outbox.dispatch.wake-on-commit", "false", "outbox.dispatch.notify", "false"));
                 bench.settle();
             }
             // warm-up, not reported: the producer and delivery paths of this deployment are compiled
@@ -41,14 +44,18 @@ final class LatencyPhase {
             for (int load : s.loads()) {
                 Results.LoadPoint p = one(bench, wake, load, s.loadSeconds());
                 points.add(p);
-                Progress.say("  wake-up %-3s %,6d/s offered, %,7.0f/s achieved: p50 %7.2f  p95 %7.2f  p99 %7.2f  max %8.2f ms%s",
+                Progress.say(
+                        "  wake-up %-3s %,6d/s offered, %,7.0f/s achieved: p50 %7.2f  p95 %7.2f  p99 %7.2f  max %8.2f ms%s",
                         wake ? "on" : "off", load, p.achieved(), p.p50(), p.p95(), p.p99(), p.max(),
-                        p.negative() > 0 ? "  (" + p.negative() + " started before the probe saw the commit: counted as 0)" : "");
+                        p.negative() > 0
+                                ? "  (" + p.negative() + " started before the probe saw the commit: counted as 0)"
+                                : "");
             }
         }
         long left = t.count("outbox");
         if (left != 0) {
-            throw new IllegalStateException("latency: " + left + " rows still in the outbox after all were seen delivered");
+            throw new IllegalStateException(
+                    "latency: " + left + " rows still in the outbox after all were seen delivered");
         }
         return new Results.Latency(s.pollMillis(), points);
     }

@@ -45,7 +45,8 @@ final class Nginx implements AutoCloseable {
 
     void start() throws IOException, InterruptedException {
         if (Server.listening(PORT)) {
-            throw new IllegalStateException("port " + PORT + " is in use: is an earlier benchmark nginx still running?");
+            throw new IllegalStateException(
+                    "port " + PORT + " is in use: is an earlier benchmark nginx still running?");
         }
         Files.createDirectories(prefix.resolve("temp"));
         Files.createDirectories(prefix.resolve("logs"));
@@ -79,7 +80,8 @@ final class Nginx implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!Server.listening(PORT)) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("nginx exited with " + process.exitValue() + "; see " + prefix.resolve("logs"));
+                throw new IllegalStateException(
+                        "nginx exited with " + process.exitValue() + "; see " + prefix.resolve("logs"));
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("nginx did not listen on " + PORT + " within 20 s");
@@ -91,8 +93,10 @@ final class Nginx implements AutoCloseable {
     /** Connections open now, the status request's own not counted (stub_status "Active connections"). */
     long active() throws IOException, InterruptedException {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        String status = client.send(HttpRequest.newBuilder(URI.create(url("/nginx-status"))).timeout(Duration.ofSeconds(5))
-                .build(), HttpResponse.BodyHandlers.ofString()).body();
+        String status = client
+                .send(HttpRequest.newBuilder(URI.create(url("/nginx-status"))).timeout(Duration.ofSeconds(5))
+                        .build(), HttpResponse.BodyHandlers.ofString())
+                .body();
         Matcher m = Pattern.compile("Active connections:\\s*(\\d+)").matcher(status);
         if (!m.find()) {
             throw new IllegalStateException("unexpected nginx status: " + status);

@@ -52,8 +52,10 @@ final class NotifyPhase {
         t.truncate("outbox");
         Results.Throughput floor = EnqueuePhase.floor(bench);
         t.truncate("outbox");
-        Progress.say("  round %d, notify %-3s: REST %,.0f requests/s (%.2f of the floor), Java API %,.0f rows/s (%.2f), floor %,.0f tx/s",
-                round, notify ? "on" : "off", rest.perSecond(), rest.perSecond() / floor.perSecond(), javaApi.perSecond(),
+        Progress.say(
+                "  round %d, notify %-3s: REST %,.0f requests/s (%.2f of the floor), Java API %,.0f rows/s (%.2f), floor %,.0f tx/s",
+                round, notify ? "on" : "off", rest.perSecond(), rest.perSecond() / floor.perSecond(),
+                javaApi.perSecond(),
                 javaApi.perSecond() / floor.perSecond(), floor.perSecond());
         return new Results.NotifyHalf(round, notify, rest, javaApi, floor);
     }

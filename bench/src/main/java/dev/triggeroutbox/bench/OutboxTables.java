@@ -133,8 +133,10 @@ final class OutboxTables {
 
     /** When the last delivered batch was finished (the finishing transaction's start, database clock). */
     OffsetDateTime lastFinished() throws SQLException {
-        try (Connection con = db.connect(); PreparedStatement ps = con.prepareStatement(
-                "SELECT max(finished_at) FROM delivery_history"); ResultSet rs = ps.executeQuery()) {
+        try (Connection con = db.connect();
+                PreparedStatement ps = con.prepareStatement(
+                        "SELECT max(finished_at) FROM delivery_history");
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getObject(1, OffsetDateTime.class);
         }
@@ -149,7 +151,8 @@ final class OutboxTables {
 
     long deadTuples(String table) throws SQLException {
         try (Connection con = db.connect()) {
-            return Jdbc.queryLong(con, "SELECT coalesce(n_dead_tup, 0) FROM pg_stat_user_tables WHERE relname = ?", table);
+            return Jdbc.queryLong(con, "SELECT coalesce(n_dead_tup, 0) FROM pg_stat_user_tables WHERE relname = ?",
+                    table);
         }
     }
 }

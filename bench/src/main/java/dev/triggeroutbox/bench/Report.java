@@ -23,80 +23,105 @@ final class Report {
             Results.Drain d = r.drain;
             md.append(f("## 1. Drain: %,d rows already due, no-op handler\n\n", d.rows()));
             md.append("| | rows | seconds | rows/s | vs (c) |\n|---|---:|---:|---:|---:|\n");
-            drainRow(md, "(a) Trigger Outbox: the WAR's dispatcher on WildFly (batch " + s.batchSize() + ", concurrency "
-                    + s.concurrency() + ", history kept)", d.ours(), d.rawFloor());
+            drainRow(md,
+                    "(a) Trigger Outbox: the WAR's dispatcher on WildFly (batch " + s.batchSize() + ", concurrency "
+                            + s.concurrency() + ", history kept)",
+                    d.ours(), d.rawFloor());
             if (d.keyed() != null) {
-                drainRow(md, f("(a') the same, its rows in %,d ordered lanes (orderingKey; one row of a lane at a time)", d.keys()),
+                drainRow(md,
+                        f("(a') the same, its rows in %,d ordered lanes (orderingKey; one row of a lane at a time)",
+                                d.keys()),
                         d.keyed(), d.rawFloor());
             }
             drainRow(md, "(b) db-scheduler " + s.dbSchedulerVersion() + ": one-time tasks, lock-and-fetch, "
                     + s.workerThreads() + " threads", d.dbScheduler(), d.rawFloor());
             drainRow(md, "(c) raw SQL floor: one SKIP LOCKED claim + one DELETE per batch of " + s.batchSize()
                     + ", one connection", d.rawFloor(), d.rawFloor());
-            md.append(f("\n(a)/(c) = **%.2f** (target ≥ 0.6) · (a)/(b) = **%.2f** (target ≥ 4)\n\n", d.oursToFloor(), d.oursToDbScheduler()));
-            md.append(f("(a) finished its rows in %,d transactions: %.1f rows per batch (batch-size %d; a claim takes no more "
-                    + "rows than there are free delivery permits, of %d).\n\n", d.oursBatches(), d.ours().count() / (double) d.oursBatches(),
+            md.append(f("\n(a)/(c) = **%.2f** (target ≥ 0.6) · (a)/(b) = **%.2f** (target ≥ 4)\n\n", d.oursToFloor(),
+                    d.oursToDbScheduler()));
+            md.append(f(
+                    "(a) finished its rows in %,d transactions: %.1f rows per batch (batch-size %d; a claim takes no more "
+                            + "rows than there are free delivery permits, of %d).\n\n",
+                    d.oursBatches(), d.ours().count() / (double) d.oursBatches(),
                     s.batchSize(), s.concurrency()));
         }
         if (r.webhook != null) {
             Results.Webhook w = r.webhook;
             md.append(f("## 1b. Webhook drain: %,d rows already due, POSTed to nginx on 127.0.0.1\n\n", w.rows()));
-            md.append(f("Of %d round(s), each a webhook drain then a no-op drain after a warm-up of both, the one with the median "
-                    + "ratio among those after the first (the JIT's).\n\n", w.rounds()));
+            md.append(f(
+                    "Of %d round(s), each a webhook drain then a no-op drain after a warm-up of both, the one with the median "
+                            + "ratio among those after the first (the JIT's).\n\n",
+                    w.rounds()));
             md.append("| | count | seconds | per second | server CPU µs per row |\n|---|---:|---:|---:|---:|\n");
-            md.append(f("| %s | %,d | %.2f | %,.0f | %.1f |\n", w.webhook().label(), w.webhook().count(), w.webhook().seconds(),
+            md.append(f("| %s | %,d | %.2f | %,.0f | %.1f |\n", w.webhook().label(), w.webhook().count(),
+                    w.webhook().seconds(),
                     w.webhook().perSecond(), w.webhookCpuMicros()));
             md.append(f("| %s | %,d | %.2f | %,.0f | %.1f |\n", w.noop().label(), w.noop().count(), w.noop().seconds(),
                     w.noop().perSecond(), w.noopCpuMicros()));
-            md.append(f("| %s | %,d | %.2f | %,.0f | |\n", w.floor().label(), w.floor().count(), w.floor().seconds(), w.floor().perSecond()));
+            md.append(f("| %s | %,d | %.2f | %,.0f | |\n", w.floor().label(), w.floor().count(), w.floor().seconds(),
+                    w.floor().perSecond()));
             md.append(f("\nwebhook / no-op = **%.2f** (target ≥ 0.7) · webhook / floor = **%.2f**; the server kept %,d "
-                    + "connections open to the receiver (the floor's wrk used as many).\n\n", w.toNoop(), w.toFloor(), w.connections()));
+                    + "connections open to the receiver (the floor's wrk used as many).\n\n", w.toNoop(), w.toFloor(),
+                    w.connections()));
         }
         if (r.kafka != null) {
             Results.Kafka k = r.kafka;
             md.append(f("## 1c. Kafka drain: %,d rows already due, sent to one local broker (KRaft)\n\n", k.rows()));
             md.append("| | count | seconds | per second | server CPU µs per row |\n|---|---:|---:|---:|---:|\n");
-            md.append(f("| %s | %,d | %.2f | %,.0f | %.1f |\n", k.drain().label(), k.drain().count(), k.drain().seconds(),
-                    k.drain().perSecond(), k.cpuMicros()));
-            md.append(f("| %s | %,d | %.2f | %,.0f | |\n", k.tool().label(), k.tool().count(), k.tool().seconds(), k.tool().perSecond()));
+            md.append(
+                    f("| %s | %,d | %.2f | %,.0f | %.1f |\n", k.drain().label(), k.drain().count(), k.drain().seconds(),
+                            k.drain().perSecond(), k.cpuMicros()));
+            md.append(f("| %s | %,d | %.2f | %,.0f | |\n", k.tool().label(), k.tool().count(), k.tool().seconds(),
+                    k.tool().perSecond()));
             md.append(f("\nKafka drain / producer tool = **%.2f**\n\n", k.toTool()));
         }
         if (r.clients != null) {
             Results.Clients c = r.clients;
             md.append(f("## 0. HTTP clients: %d signed POSTs in flight to nginx (%d worker(s)), `return 204`\n\n",
                     c.concurrency(), c.nginxWorkers()));
-            md.append("| stack | requests/s | CPU µs per request (this JVM) | threads started | vs wrk |\n|---|---:|---:|---:|---:|\n");
+            md.append(
+                    "| stack | requests/s | CPU µs per request (this JVM) | threads started | vs wrk |\n|---|---:|---:|---:|---:|\n");
             for (Results.ClientRun run : c.runs()) {
                 md.append(f("| %s | %,.0f | %.1f | %,d | %.2f |\n", run.name(), run.requests().perSecond(),
-                        run.cpuMicrosPerRequest(), run.threadsStarted(), run.requests().perSecond() / c.wrk().perSecond()));
+                        run.cpuMicrosPerRequest(), run.threadsStarted(),
+                        run.requests().perSecond() / c.wrk().perSecond()));
             }
-            md.append(f("| wrk, 1 thread, %d connections (the floor) | %,.0f | | | 1.00 |\n\n", c.concurrency(), c.wrk().perSecond()));
+            md.append(f("| wrk, 1 thread, %d connections (the floor) | %,.0f | | | 1.00 |\n\n", c.concurrency(),
+                    c.wrk().perSecond()));
         }
         if (r.enqueue != null) {
             Results.Enqueue e = r.enqueue;
             md.append(f("## 2. Enqueue: %d concurrent clients\n\n", e.clients()));
             md.append("| path | per second | vs floor |\n|---|---:|---:|\n");
-            md.append(f("| REST `POST /apps/{app}/events`, %d keep-alive HTTP/1.1 JDK clients (requests/s, 1 row each) | %,.0f | %.2f |\n",
+            md.append(f(
+                    "| REST `POST /apps/{app}/events`, %d keep-alive HTTP/1.1 JDK clients (requests/s, 1 row each) | %,.0f | %.2f |\n",
                     e.clients(), e.rest().perSecond(), e.toFloor(e.rest())));
             if (e.restWrk() != null) {
-                md.append(f("| REST `POST /apps/{app}/events`, wrk, 1 thread, %d connections (requests/s, 1 row each) | %,.0f | %.2f |\n",
+                md.append(f(
+                        "| REST `POST /apps/{app}/events`, wrk, 1 thread, %d connections (requests/s, 1 row each) | %,.0f | %.2f |\n",
                         e.wrkConnections(), e.restWrk().perSecond(), e.toFloor(e.restWrk())));
             }
-            md.append(f("| REST `POST /apps/{app}/events:batch`, %d JDK clients, %,d events per batch (rows/s) | %,.0f | %.2f |\n",
+            md.append(f(
+                    "| REST `POST /apps/{app}/events:batch`, %d JDK clients, %,d events per batch (rows/s) | %,.0f | %.2f |\n",
                     e.clients(), e.batchEvents(), e.restBatch().perSecond(), e.toFloor(e.restBatch())));
-            md.append(f("| Java API `Outbox.publish` in its own JTA transaction, %d threads in the server (rows/s) | %,.0f | %.2f |\n",
+            md.append(f(
+                    "| Java API `Outbox.publish` in its own JTA transaction, %d threads in the server (rows/s) | %,.0f | %.2f |\n",
                     e.clients(), e.javaApi().perSecond(), e.toFloor(e.javaApi())));
-            md.append(f("| Java API `Outbox.publishAll` of %,d events per JTA transaction, %d threads (rows/s) | %,.0f | %.2f |\n",
+            md.append(f(
+                    "| Java API `Outbox.publishAll` of %,d events per JTA transaction, %d threads (rows/s) | %,.0f | %.2f |\n",
                     e.batchEvents(), e.clients(), e.javaBatch().perSecond(), e.toFloor(e.javaBatch())));
-            md.append(f("| single-row `INSERT` transactions on `outbox`, %d JDBC connections (the floor) | %,.0f | 1.00 |\n\n",
+            md.append(f(
+                    "| single-row `INSERT` transactions on `outbox`, %d JDBC connections (the floor) | %,.0f | 1.00 |\n\n",
                     e.clients(), e.floor().perSecond()));
         }
         if (r.notifyCost != null) {
             md.append("## Notify: enqueue with `outbox.dispatch.notify` on and off\n\n");
-            md.append("| round | notify | REST publish (requests/s) | vs floor | Java API `Outbox.publish`, 1 row/tx (rows/s) | vs floor | INSERT floor (tx/s) |\n");
+            md.append(
+                    "| round | notify | REST publish (requests/s) | vs floor | Java API `Outbox.publish`, 1 row/tx (rows/s) | vs floor | INSERT floor (tx/s) |\n");
             md.append("|---:|---|---:|---:|---:|---:|---:|\n");
             for (Results.NotifyHalf h : r.notifyCost) {
-                md.append(f("| %d | %s | %,.0f | %.2f | %,.0f | %.2f | %,.0f |\n", h.round(), h.notifyOn() ? "on" : "off",
+                md.append(f("| %d | %s | %,.0f | %.2f | %,.0f | %.2f | %,.0f |\n", h.round(),
+                        h.notifyOn() ? "on" : "off",
                         h.rest().perSecond(), h.rest().perSecond() / h.floor().perSecond(), h.javaApi().perSecond(),
                         h.javaApi().perSecond() / h.floor().perSecond(), h.floor().perSecond()));
             }
@@ -114,19 +139,23 @@ final class Report {
         }
         if (r.backlog != null) {
             Results.Backlog b = r.backlog;
-            md.append(f("## 4. Backlog: the claim statement (batch %d), median of %d runs, each rolled back\n\n", b.batchSize(), b.small().runs()));
+            md.append(f("## 4. Backlog: the claim statement (batch %d), median of %d runs, each rolled back\n\n",
+                    b.batchSize(), b.small().runs()));
             md.append("| due rows | median ms | min ms | max ms |\n|---:|---:|---:|---:|\n");
             for (Results.ClaimTiming c : List.of(b.small(), b.large())) {
                 md.append(f("| %,d | %.3f | %.3f | %.3f |\n", c.dueRows(), c.medianMs(), c.minMs(), c.maxMs()));
             }
-            md.append(f("\n%,d ÷ %,d = **%.2f** (target ≤ 2)\n\n", b.large().dueRows(), b.small().dueRows(), b.ratio()));
+            md.append(
+                    f("\n%,d ÷ %,d = **%.2f** (target ≤ 2)\n\n", b.large().dueRows(), b.small().dueRows(), b.ratio()));
         }
         if (r.bloat != null) {
             Results.Bloat b = r.bloat;
-            md.append(f("## 5. Bloat: drain throughput while a REPEATABLE READ snapshot is held for %d s\n\n", b.holdSeconds()));
+            md.append(f("## 5. Bloat: drain throughput while a REPEATABLE READ snapshot is held for %d s\n\n",
+                    b.holdSeconds()));
             md.append("| window | seconds | rows/s | vs baseline |\n|---|---:|---:|---:|\n");
             for (Results.Throughput t : List.of(b.baseline(), b.held(), b.heldLast(), b.after())) {
-                md.append(f("| %s | %.0f | %,.0f | %.2f |\n", t.label(), t.seconds(), t.perSecond(), t.perSecond() / b.baseline().perSecond()));
+                md.append(f("| %s | %.0f | %,.0f | %.2f |\n", t.label(), t.seconds(), t.perSecond(),
+                        t.perSecond() / b.baseline().perSecond()));
             }
             md.append(f("\nDead tuples in `outbox` at the end of the hold: %,d\n\n", b.deadTuplesAtEndOfHold()));
         }
@@ -143,24 +172,29 @@ final class Report {
         if (r.backlog != null) {
             md.append("## Claim plans\n\n");
             for (Results.ClaimTiming c : List.of(r.backlog.small(), r.backlog.large())) {
-                md.append(f("With %,d due rows (`EXPLAIN (ANALYZE, BUFFERS)`, rolled back):\n\n```\n%s```\n\n", c.dueRows(), c.plan()));
+                md.append(f("With %,d due rows (`EXPLAIN (ANALYZE, BUFFERS)`, rolled back):\n\n```\n%s```\n\n",
+                        c.dueRows(), c.plan()));
             }
         }
         return md.toString();
     }
 
     private static void drainRow(StringBuilder md, String label, Results.Throughput t, Results.Throughput floor) {
-        md.append(f("| %s | %,d | %.2f | %,.0f | %.2f |\n", label, t.count(), t.seconds(), t.perSecond(), t.perSecond() / floor.perSecond()));
+        md.append(f("| %s | %,d | %.2f | %,.0f | %.2f |\n", label, t.count(), t.seconds(), t.perSecond(),
+                t.perSecond() / floor.perSecond()));
     }
 
     private static List<String[]> targets(Results r, Settings s) {
         List<String[]> rows = new ArrayList<>();
         if (r.drain != null) {
-            rows.add(target("drain (a) ≥ 0.6 × raw floor (c)", r.drain.oursToFloor(), "%.2f", r.drain.oursToFloor() >= 0.6));
-            rows.add(target("drain (a) ≥ 4 × db-scheduler (b)", r.drain.oursToDbScheduler(), "%.2f", r.drain.oursToDbScheduler() >= 4));
+            rows.add(target("drain (a) ≥ 0.6 × raw floor (c)", r.drain.oursToFloor(), "%.2f",
+                    r.drain.oursToFloor() >= 0.6));
+            rows.add(target("drain (a) ≥ 4 × db-scheduler (b)", r.drain.oursToDbScheduler(), "%.2f",
+                    r.drain.oursToDbScheduler() >= 4));
         }
         if (r.webhook != null) {
-            rows.add(target("webhook drain ≥ 0.7 × no-op drain (a)", r.webhook.toNoop(), "%.2f", r.webhook.toNoop() >= 0.7));
+            rows.add(target("webhook drain ≥ 0.7 × no-op drain (a)", r.webhook.toNoop(), "%.2f",
+                    r.webhook.toNoop() >= 0.7));
         }
         if (r.enqueue != null) {
             Results.Enqueue e = r.enqueue;
@@ -176,7 +210,8 @@ final class Report {
         if (r.latency != null) {
             Results.LoadPoint p = r.latency.at(true, 500);
             if (p != null) {
-                rows.add(target("p99 commit → start ≤ 25 ms at 500 events/s (wake-up on)", p.p99(), "%.2f ms", p.p99() <= 25));
+                rows.add(target("p99 commit → start ≤ 25 ms at 500 events/s (wake-up on)", p.p99(), "%.2f ms",
+                        p.p99() <= 25));
             }
         }
         if (r.backlog != null) {
@@ -198,12 +233,15 @@ final class Report {
         List<String> lines = new ArrayList<>();
         lines.add("section,metric,variant,value,unit");
         if (r.drain != null) {
-            for (Results.Throughput t : java.util.stream.Stream.of(r.drain.ours(), r.drain.keyed(), r.drain.dbScheduler(),
-                    r.drain.rawFloor()).filter(java.util.Objects::nonNull).toList()) {
+            for (Results.Throughput t : java.util.stream.Stream
+                    .of(r.drain.ours(), r.drain.keyed(), r.drain.dbScheduler(),
+                            r.drain.rawFloor())
+                    .filter(java.util.Objects::nonNull).toList()) {
                 lines.add(csv("drain", "throughput", t.label(), t.perSecond(), "rows/s"));
                 lines.add(csv("drain", "seconds", t.label(), t.seconds(), "s"));
             }
-            lines.add(csv("drain", "rows per batch", "(a)", r.drain.ours().count() / (double) r.drain.oursBatches(), "rows"));
+            lines.add(csv("drain", "rows per batch", "(a)", r.drain.ours().count() / (double) r.drain.oursBatches(),
+                    "rows"));
             lines.add(csv("drain", "ratio", "(a)/(c)", r.drain.oursToFloor(), ""));
             lines.add(csv("drain", "ratio", "(a)/(b)", r.drain.oursToDbScheduler(), ""));
         }
@@ -231,14 +269,20 @@ final class Report {
             lines.add(csv("clients", "throughput", r.clients.wrk().label(), r.clients.wrk().perSecond(), "requests/s"));
         }
         if (r.enqueue != null) {
-            lines.add(csv("enqueue", "throughput", r.enqueue.rest().label(), r.enqueue.rest().perSecond(), "requests/s"));
+            lines.add(
+                    csv("enqueue", "throughput", r.enqueue.rest().label(), r.enqueue.rest().perSecond(), "requests/s"));
             if (r.enqueue.restWrk() != null) {
-                lines.add(csv("enqueue", "throughput", r.enqueue.restWrk().label(), r.enqueue.restWrk().perSecond(), "requests/s"));
+                lines.add(csv("enqueue", "throughput", r.enqueue.restWrk().label(), r.enqueue.restWrk().perSecond(),
+                        "requests/s"));
             }
-            lines.add(csv("enqueue", "throughput", r.enqueue.restBatch().label(), r.enqueue.restBatch().perSecond(), "rows/s"));
-            lines.add(csv("enqueue", "throughput", r.enqueue.javaApi().label(), r.enqueue.javaApi().perSecond(), "rows/s"));
-            lines.add(csv("enqueue", "throughput", r.enqueue.javaBatch().label(), r.enqueue.javaBatch().perSecond(), "rows/s"));
-            lines.add(csv("enqueue", "throughput", r.enqueue.floor().label(), r.enqueue.floor().perSecond(), "transactions/s"));
+            lines.add(csv("enqueue", "throughput", r.enqueue.restBatch().label(), r.enqueue.restBatch().perSecond(),
+                    "rows/s"));
+            lines.add(csv("enqueue", "throughput", r.enqueue.javaApi().label(), r.enqueue.javaApi().perSecond(),
+                    "rows/s"));
+            lines.add(csv("enqueue", "throughput", r.enqueue.javaBatch().label(), r.enqueue.javaBatch().perSecond(),
+                    "rows/s"));
+            lines.add(csv("enqueue", "throughput", r.enqueue.floor().label(), r.enqueue.floor().perSecond(),
+                    "transactions/s"));
         }
         if (r.latency != null) {
             for (Results.LoadPoint p : r.latency.points()) {
@@ -257,7 +301,8 @@ final class Report {
             lines.add(csv("backlog", "ratio", "large/small", r.backlog.ratio(), ""));
         }
         if (r.bloat != null) {
-            for (Results.Throughput t : List.of(r.bloat.baseline(), r.bloat.held(), r.bloat.heldLast(), r.bloat.after())) {
+            for (Results.Throughput t : List.of(r.bloat.baseline(), r.bloat.held(), r.bloat.heldLast(),
+                    r.bloat.after())) {
                 lines.add(csv("bloat", "throughput", t.label(), t.perSecond(), "rows/s"));
             }
             lines.add(csv("bloat", "dead tuples", "end of hold", r.bloat.deadTuplesAtEndOfHold(), "rows"));

@@ -32,7 +32,8 @@ final class Results {
      * {@code rest}: the JDK client, one request per event; {@code restWrk}: wrk over {@code wrkConnections};
      * {@code restBatch} and {@code javaBatch}: rows/s of batches of {@code batchEvents} events.
      */
-    record Enqueue(int clients, Throughput rest, int wrkConnections, Throughput restWrk, int batchEvents, Throughput restBatch,
+    record Enqueue(int clients, Throughput rest, int wrkConnections, Throughput restWrk, int batchEvents,
+            Throughput restBatch,
             Throughput javaApi, Throughput javaBatch, Throughput floor) {
         double toFloor(Throughput t) {
             return t == null ? Double.NaN : t.perSecond() / floor.perSecond();
@@ -57,7 +58,8 @@ final class Results {
 
     record Latency(int pollMillis, List<LoadPoint> points) {
         LoadPoint at(boolean wake, int offered) {
-            return points.stream().filter(p -> p.wakeOnCommit() == wake && p.offered() == offered).findFirst().orElse(null);
+            return points.stream().filter(p -> p.wakeOnCommit() == wake && p.offered() == offered).findFirst()
+                    .orElse(null);
         }
     }
 

@@ -43,7 +43,8 @@ final class Server implements AutoCloseable {
     void start(Path war, Database db) throws IOException, InterruptedException {
         for (int port : new int[] {HTTP_PORT, MANAGEMENT_PORT}) {
             if (listening(port)) {
-                throw new IllegalStateException("port " + port + " is in use: is an earlier benchmark server still running?");
+                throw new IllegalStateException(
+                        "port " + port + " is in use: is an earlier benchmark server still running?");
             }
         }
         deleteTree(base);
@@ -83,11 +84,13 @@ final class Server implements AutoCloseable {
                 throw new IllegalStateException("the deployment failed; see " + base.resolve("console.log"));
             }
             if (!process.isAlive()) {
-                throw new IllegalStateException("WildFly exited with " + process.exitValue() + "; see " + base.resolve("console.log"));
+                throw new IllegalStateException(
+                        "WildFly exited with " + process.exitValue() + "; see " + base.resolve("console.log"));
             }
             Thread.sleep(200);
         }
-        throw new IllegalStateException("WildFly did not deploy the WAR within 3 minutes; see " + base.resolve("console.log"));
+        throw new IllegalStateException(
+                "WildFly did not deploy the WAR within 3 minutes; see " + base.resolve("console.log"));
     }
 
     /**
@@ -100,11 +103,13 @@ final class Server implements AutoCloseable {
             // the CLI stops at the first failure: a property not set before fails its remove, so each is tried alone
             try {
                 run(List.of(jbossHome.resolve("bin/jboss-cli.sh").toString(), "--controller=remote+http://127.0.0.1:"
-                        + MANAGEMENT_PORT, "--connect", "--commands=/system-property=" + p.getKey() + ":remove"), Duration.ofMinutes(1));
+                        + MANAGEMENT_PORT, "--connect", "--commands=/system-property=" + p.getKey() + ":remove"),
+                        Duration.ofMinutes(1));
             } catch (IllegalStateException notSet) {
                 // nothing to replace
             }
-            commands.append("/system-property=").append(p.getKey()).append(":add(value=").append(p.getValue()).append("),");
+            commands.append("/system-property=").append(p.getKey()).append(":add(value=").append(p.getValue())
+                    .append("),");
         }
         run(List.of(jbossHome.resolve("bin/jboss-cli.sh").toString(),
                 "--controller=remote+http://127.0.0.1:" + MANAGEMENT_PORT, "--connect",
@@ -127,7 +132,8 @@ final class Server implements AutoCloseable {
 
     /** CPU time the server's JVM has used so far (user and system), from the operating system's accounting. */
     long cpuNanos() {
-        return process.descendants().mapToLong(p -> p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L)).sum();
+        return process.descendants().mapToLong(p -> p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L))
+                .sum();
     }
 
     /** The server JVM's processes (for {@link CpuMeter}, which splits their time into user and kernel). */

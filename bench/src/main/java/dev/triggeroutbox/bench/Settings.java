@@ -77,7 +77,8 @@ record Settings(
         Path target,
         String dbSchedulerVersion) {
 
-    static final List<String> ALL_PHASES = List.of("clients", "drain", "webhook", "kafka", "enqueue", "backlog", "bloat", "notify", "latency");
+    static final List<String> ALL_PHASES = List.of("clients", "drain", "webhook", "kafka", "enqueue", "backlog",
+            "bloat", "notify", "latency");
 
     static Settings fromSystemProperties() {
         boolean quick = Boolean.getBoolean("bench.quick");

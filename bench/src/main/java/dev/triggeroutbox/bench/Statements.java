@@ -35,7 +35,8 @@ final class Statements {
         if (!WANTED) {
             return lines;
         }
-        try (Connection con = db.connect(); Statement st = con.createStatement();
+        try (Connection con = db.connect();
+                Statement st = con.createStatement();
                 ResultSet rs = st.executeQuery("""
                         SELECT calls, total_exec_time + total_plan_time AS total, total_plan_time, rows,
                                regexp_replace(left(query, 400), '\\s+', ' ', 'g') AS q
@@ -44,7 +45,8 @@ final class Statements {
             while (rs.next()) {
                 long calls = rs.getLong(1);
                 double total = rs.getDouble(2);
-                lines.add(String.format(Locale.ROOT, "%6.1f µs/row  %7.2f ms/call (plan %.2f)  %,6d calls  %,8d rows  %s",
+                lines.add(String.format(Locale.ROOT,
+                        "%6.1f µs/row  %7.2f ms/call (plan %.2f)  %,6d calls  %,8d rows  %s",
                         total * 1000 / rows, total / Math.max(1, calls), rs.getDouble(3) / Math.max(1, calls), calls,
                         rs.getLong(4), abbreviate(rs.getString(5))));
             }

@@ -32,8 +32,10 @@ final class WebhookPhase {
 
     static Results.Webhook run(Bench bench) throws Exception {
         Settings s = bench.settings();
-        Progress.say("[webhook] drain: %,d due rows to nginx (%d worker(s)) through the WAR, %d round(s) beside the no-op "
-                + "drain; warm-up %,d rows of each first", s.webhookRows(), s.nginxWorkers(), s.webhookRounds(), s.warmupRows());
+        Progress.say(
+                "[webhook] drain: %,d due rows to nginx (%d worker(s)) through the WAR, %d round(s) beside the no-op "
+                        + "drain; warm-up %,d rows of each first",
+                s.webhookRows(), s.nginxWorkers(), s.webhookRounds(), s.warmupRows());
         try (Nginx nginx = new Nginx(s.target(), s.nginxWorkers())) {
             nginx.start();
             UUID trigger = bench.api().createWebhookTrigger(APP, nginx.url("/hook"));
@@ -47,8 +49,10 @@ final class WebhookPhase {
                 Measured webhook = measured(bench, hooks, s.webhookRows(), SignedPosts.PAD, hookLabel);
                 Measured noop = measured(bench, bench.tables(), s.webhookRows(), 0, noopLabel);
                 rounds.add(new Measured[] {webhook, noop});
-                Progress.say("  round %d: webhook %,.0f rows/s (server CPU %.1f µs/row), no-op %,.0f rows/s (%.1f µs/row): %.2f",
-                        round, webhook.throughput().perSecond(), micros(webhook), noop.throughput().perSecond(), micros(noop),
+                Progress.say(
+                        "  round %d: webhook %,.0f rows/s (server CPU %.1f µs/row), no-op %,.0f rows/s (%.1f µs/row): %.2f",
+                        round, webhook.throughput().perSecond(), micros(webhook), noop.throughput().perSecond(),
+                        micros(noop),
                         ratio(rounds.get(rounds.size() - 1)));
                 Progress.say("    webhook: %s%n    no-op:   %s", webhook.parts(), noop.parts());
             }
@@ -67,7 +71,8 @@ final class WebhookPhase {
             int seconds = (int) Math.min(30, Math.max(3, Math.ceil(webhook.throughput().seconds())));
             Wrk.run(s.target(), nginx.url("/hook"), post, wrkConnections, Math.min(seconds, s.clientWarmupSeconds()));
             Results.Throughput floor = Wrk.run(s.target(), nginx.url("/hook"), post, wrkConnections, seconds);
-            Results.Webhook w = new Results.Webhook(s.webhookRows(), s.webhookRounds(), webhook.throughput(), noop.throughput(),
+            Results.Webhook w = new Results.Webhook(s.webhookRows(), s.webhookRounds(), webhook.throughput(),
+                    noop.throughput(),
                     micros(webhook), micros(noop), connections, floor);
             Progress.say("  HTTP floor (wrk, %d connections): %,.0f requests/s; webhook/no-op = %.2f (target >= 0.7), "
                     + "webhook/floor = %.2f", wrkConnections, floor.perSecond(), w.toNoop(), w.toFloor());
@@ -75,7 +80,8 @@ final class WebhookPhase {
         }
     }
 
-    private static Measured measured(Bench bench, OutboxTables tables, int rows, int pad, String label) throws Exception {
+    private static Measured measured(Bench bench, OutboxTables tables, int rows, int pad, String label)
+            throws Exception {
         CpuMeter.Sample[] cpu = new CpuMeter.Sample[2];
         long claims = bench.api().metric("outbox_claims_total");
         long windows = bench.api().metric("outbox_finishing_windows_total");
@@ -84,7 +90,8 @@ final class WebhookPhase {
         List<String> statements = Statements.top(bench.db(), rows, 6);
         claims = bench.api().metric("outbox_claims_total") - claims;
         windows = bench.api().metric("outbox_finishing_windows_total") - windows;
-        String parts = String.format(java.util.Locale.ROOT, "%s; %.0f rows per claim (%,d claims), %.0f per finishing window",
+        String parts = String.format(java.util.Locale.ROOT,
+                "%s; %.0f rows per claim (%,d claims), %.0f per finishing window",
                 CpuMeter.describe(cpu[1].microsPerRow(cpu[0], rows)), (double) rows / Math.max(1, claims), claims,
                 (double) rows / Math.max(1, windows));
         for (String line : statements) {

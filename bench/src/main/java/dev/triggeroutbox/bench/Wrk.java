@@ -30,7 +30,8 @@ final class Wrk {
         Path script = Files.createDirectories(target.resolve("wrk")).resolve("post.lua");
         StringBuilder lua = new StringBuilder("wrk.method = \"POST\"\n");
         lua.append("wrk.body = \"").append(luaString(new String(post.body(), StandardCharsets.UTF_8))).append("\"\n");
-        post.headers().forEach((k, v) -> lua.append("wrk.headers[\"").append(k).append("\"] = \"").append(luaString(v)).append("\"\n"));
+        post.headers().forEach((k, v) -> lua.append("wrk.headers[\"").append(k).append("\"] = \"").append(luaString(v))
+                .append("\"\n"));
         Files.writeString(script, lua);
         Process p = new ProcessBuilder(BINARY.toString(), "-t1", "-c" + connections, "-d" + seconds + "s",
                 "--timeout", "10s", "-s", script.toString(), url).redirectErrorStream(true).start();

@@ -55,7 +55,8 @@ public interface OutboxApi {
     /** Audit record (GET /admin/audit; 200; outbox-admin). */
     @GET
     @Path("admin/audit")
-    JsonObject audit(@QueryParam("action") String action, @QueryParam("targetId") String targetId, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
+    JsonObject audit(@QueryParam("action") String action, @QueryParam("targetId") String targetId,
+            @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
 
     /** Breakdown by source kind or app (GET /admin/breakdown; 200; outbox-admin). */
     @GET
@@ -65,12 +66,16 @@ public interface OutboxApi {
     /** Browse dead letters (GET /admin/dead-letters; 200; outbox-admin). */
     @GET
     @Path("admin/dead-letters")
-    JsonObject deadLetters(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind, @QueryParam("error") String error, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
+    JsonObject deadLetters(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
+            @QueryParam("error") String error, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
 
     /** Browse dead letters, also by trigger and ordering key (GET /admin/dead-letters; 200; outbox-admin). */
     @GET
     @Path("admin/dead-letters")
-    JsonObject deadLetters(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind, @QueryParam("error") String error, @QueryParam("triggerId") String triggerId, @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
+    JsonObject deadLetters(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
+            @QueryParam("error") String error, @QueryParam("triggerId") String triggerId,
+            @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") Integer limit,
+            @QueryParam("cursor") String cursor);
 
     /** Replay every dead letter that matches (POST /admin/dead-letters/replay; 200; outbox-admin). */
     @POST
@@ -80,12 +85,17 @@ public interface OutboxApi {
     /** Dead letters grouped by failure (GET /admin/dead-letters/groups; 200; outbox-admin). */
     @GET
     @Path("admin/dead-letters/groups")
-    JsonObject deadLetterGroups(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind, @QueryParam("error") String error, @QueryParam("triggerId") String triggerId, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
+    JsonObject deadLetterGroups(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
+            @QueryParam("error") String error, @QueryParam("triggerId") String triggerId,
+            @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
 
     /** Dead letters grouped by failure, also by ordering key (GET /admin/dead-letters/groups; 200; outbox-admin). */
     @GET
     @Path("admin/dead-letters/groups")
-    JsonObject deadLetterGroups(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind, @QueryParam("error") String error, @QueryParam("triggerId") String triggerId, @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
+    JsonObject deadLetterGroups(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
+            @QueryParam("error") String error, @QueryParam("triggerId") String triggerId,
+            @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") Integer limit,
+            @QueryParam("cursor") String cursor);
 
     /** Discard every dead letter that matches (POST /admin/dead-letters/discard; 200; outbox-admin). */
     @POST
@@ -175,7 +185,10 @@ public interface OutboxApi {
     /** Browse every row (GET /admin/rows; 200; outbox-admin). */
     @GET
     @Path("admin/rows")
-    JsonObject rows(@QueryParam("status") String status, @QueryParam("appId") String appId, @QueryParam("triggerId") String triggerId, @QueryParam("sourceKind") String sourceKind, @QueryParam("orderingKey") String orderingKey, @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
+    JsonObject rows(@QueryParam("status") String status, @QueryParam("appId") String appId,
+            @QueryParam("triggerId") String triggerId, @QueryParam("sourceKind") String sourceKind,
+            @QueryParam("orderingKey") String orderingKey, @QueryParam("from") String from, @QueryParam("to") String to,
+            @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
 
     /** Totals (GET /admin/stats; 200; outbox-admin). */
     @GET
@@ -185,22 +198,28 @@ public interface OutboxApi {
     /** Triggers of every app (GET /admin/triggers; 200; outbox-admin). */
     @GET
     @Path("admin/triggers")
-    JsonObject allTriggers(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind, @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
+    JsonObject allTriggers(@QueryParam("appId") String appId, @QueryParam("sourceKind") String sourceKind,
+            @QueryParam("limit") Integer limit, @QueryParam("cursor") String cursor);
 
     /** Publish an event (POST /apps/{appId}/events; 202; outbox-producer, outbox-admin). */
     @POST
     @Path("apps/{appId}/events")
-    JsonObject publish(@PathParam("appId") UUID appId, JsonObject body, @HeaderParam("Idempotency-Key") String idempotencyKey, @HeaderParam("traceparent") String traceparent, @HeaderParam("tracestate") String tracestate);
+    JsonObject publish(@PathParam("appId") UUID appId, JsonObject body,
+            @HeaderParam("Idempotency-Key") String idempotencyKey, @HeaderParam("traceparent") String traceparent,
+            @HeaderParam("tracestate") String tracestate);
 
     /** Publish many events (POST /apps/{appId}/events:batch; 202; outbox-producer, outbox-admin). */
     @POST
     @Path("apps/{appId}/events:batch")
-    JsonObject publishAll(@PathParam("appId") UUID appId, JsonObject body, @HeaderParam("Idempotency-Key") String idempotencyKey, @HeaderParam("traceparent") String traceparent, @HeaderParam("tracestate") String tracestate);
+    JsonObject publishAll(@PathParam("appId") UUID appId, JsonObject body,
+            @HeaderParam("Idempotency-Key") String idempotencyKey, @HeaderParam("traceparent") String traceparent,
+            @HeaderParam("tracestate") String tracestate);
 
     /** Register a trigger (POST /apps/{appId}/triggers; 201; outbox-admin). */
     @POST
     @Path("apps/{appId}/triggers")
-    JsonObject createTrigger(@PathParam("appId") UUID appId, JsonObject body, @HeaderParam("Idempotency-Key") String idempotencyKey);
+    JsonObject createTrigger(@PathParam("appId") UUID appId, JsonObject body,
+            @HeaderParam("Idempotency-Key") String idempotencyKey);
 
     /** Triggers of an app (GET /apps/{appId}/triggers; 200; outbox-admin). */
     @GET
@@ -225,12 +244,16 @@ public interface OutboxApi {
     /** Rotate a webhook trigger's signing secret (POST /apps/{appId}/triggers/{id}/secret; 200; outbox-admin). */
     @POST
     @Path("apps/{appId}/triggers/{id}/secret")
-    JsonObject rotateSecret(@PathParam("appId") UUID appId, @PathParam("id") UUID id, @HeaderParam("Idempotency-Key") String idempotencyKey);
+    JsonObject rotateSecret(@PathParam("appId") UUID appId, @PathParam("id") UUID id,
+            @HeaderParam("Idempotency-Key") String idempotencyKey);
 
     /** Request/reply through the outbox (POST /apps/{appId}/triggers/{triggerId}/invoke; 200, 202; outbox-producer, outbox-admin). */
     @POST
     @Path("apps/{appId}/triggers/{triggerId}/invoke")
-    Response invoke(@PathParam("appId") UUID appId, @PathParam("triggerId") UUID triggerId, @QueryParam("timeoutMs") Long timeoutMs, JsonObject body, @HeaderParam("Idempotency-Key") String idempotencyKey, @HeaderParam("traceparent") String traceparent, @HeaderParam("tracestate") String tracestate);
+    Response invoke(@PathParam("appId") UUID appId, @PathParam("triggerId") UUID triggerId,
+            @QueryParam("timeoutMs") Long timeoutMs, JsonObject body,
+            @HeaderParam("Idempotency-Key") String idempotencyKey, @HeaderParam("traceparent") String traceparent,
+            @HeaderParam("tracestate") String tracestate);
 
     /** All checks (GET /health; 200; open). */
     @GET
@@ -261,12 +284,14 @@ public interface OutboxApi {
     /** Enqueue one row (POST /outbox; 201; outbox-producer, outbox-admin). */
     @POST
     @Path("outbox")
-    JsonObject enqueue(JsonObject body, @HeaderParam("Idempotency-Key") String idempotencyKey, @HeaderParam("traceparent") String traceparent, @HeaderParam("tracestate") String tracestate);
+    JsonObject enqueue(JsonObject body, @HeaderParam("Idempotency-Key") String idempotencyKey,
+            @HeaderParam("traceparent") String traceparent, @HeaderParam("tracestate") String tracestate);
 
     /** Enqueue many rows (POST /outbox:batch; 202; outbox-producer, outbox-admin). */
     @POST
     @Path("outbox:batch")
-    JsonObject enqueueAll(JsonObject body, @HeaderParam("Idempotency-Key") String idempotencyKey, @HeaderParam("traceparent") String traceparent, @HeaderParam("tracestate") String tracestate);
+    JsonObject enqueueAll(JsonObject body, @HeaderParam("Idempotency-Key") String idempotencyKey,
+            @HeaderParam("traceparent") String traceparent, @HeaderParam("tracestate") String tracestate);
 
     /** Where a row stands (GET /outbox/{id}; 200; outbox-producer, outbox-admin). */
     @GET
@@ -287,7 +312,8 @@ public interface OutboxApi {
     @POST
     @Path("apps/{appId}/email")
     @Consumes("message/rfc822")
-    JsonObject email(@PathParam("appId") UUID appId, String body, @HeaderParam("Idempotency-Key") String idempotencyKey);
+    JsonObject email(@PathParam("appId") UUID appId, String body,
+            @HeaderParam("Idempotency-Key") String idempotencyKey);
 
     /** Cancel a row (POST /outbox/{id}/cancel; 200, 202; outbox-producer, outbox-admin). */
     @POST
@@ -299,13 +325,13 @@ public interface OutboxApi {
     @Path("admin/outbox/cancel")
     JsonObject cancelAll(JsonObject body);
 
-
     /** Signs every call in with HTTP Basic as one user of the server's realm. */
     final class BasicAuth implements ClientRequestFilter {
         private final String authorization;
 
         public BasicAuth(String user, String password) {
-            this.authorization = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+            this.authorization = "Basic "
+                    + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         }
 
         @Override

@@ -38,7 +38,8 @@ public final class OutboxClient implements AutoCloseable {
      * One event to publish: fanned out to every enabled trigger of its app and source kind. Rows with the same
      * {@code orderingKey} (1–200 characters) are delivered one at a time, in the order written, per trigger.
      */
-    public record Event(String sourceKind, JsonValue payload, UUID rootExecutionId, Integer triggerDepth, OffsetDateTime deliverAt,
+    public record Event(String sourceKind, JsonValue payload, UUID rootExecutionId, Integer triggerDepth,
+            OffsetDateTime deliverAt,
             String orderingKey) {
 
         public Event {
@@ -47,7 +48,8 @@ public final class OutboxClient implements AutoCloseable {
         }
 
         /** An event without an ordering key. */
-        public Event(String sourceKind, JsonValue payload, UUID rootExecutionId, Integer triggerDepth, OffsetDateTime deliverAt) {
+        public Event(String sourceKind, JsonValue payload, UUID rootExecutionId, Integer triggerDepth,
+                OffsetDateTime deliverAt) {
             this(sourceKind, payload, rootExecutionId, triggerDepth, deliverAt, null);
         }
 
@@ -83,7 +85,8 @@ public final class OutboxClient implements AutoCloseable {
      * {@code orderingKey} puts it in that trigger's (or the app's) ordered lane. A row written as part of a cascade
      * names its {@code rootExecutionId} and {@code triggerDepth} (null: a cascade of its own, depth 0).
      */
-    public record NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt, String orderingKey,
+    public record NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt,
+            String orderingKey,
             UUID rootExecutionId, Integer triggerDepth) {
 
         public NewRow {
@@ -93,7 +96,8 @@ public final class OutboxClient implements AutoCloseable {
         }
 
         /** A row of a cascade of its own. */
-        public NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt, String orderingKey) {
+        public NewRow(UUID appId, String sourceKind, UUID triggerId, JsonValue payload, OffsetDateTime deliverAt,
+                String orderingKey) {
             this(appId, sourceKind, triggerId, payload, deliverAt, orderingKey, null, null);
         }
 
@@ -117,7 +121,8 @@ public final class OutboxClient implements AutoCloseable {
         }
 
         JsonObjectBuilder json() {
-            JsonObjectBuilder b = Json.createObjectBuilder().add("appId", appId.toString()).add("sourceKind", sourceKind)
+            JsonObjectBuilder b = Json.createObjectBuilder().add("appId", appId.toString())
+                    .add("sourceKind", sourceKind)
                     .add("payload", payload);
             addIf(b, "triggerId", triggerId);
             addIf(b, "deliverAt", deliverAt);
@@ -138,11 +143,13 @@ public final class OutboxClient implements AutoCloseable {
      * Where a row stands ({@code pending, scheduled, in_flight, delivered, dead, cancelled}), with the whole answer;
      * {@code orderingKey} while it waits or is dead (a finished row's history keeps none).
      */
-    public record RowStatus(UUID id, String status, int attemptCount, String lastError, String traceparent, String orderingKey,
+    public record RowStatus(UUID id, String status, int attemptCount, String lastError, String traceparent,
+            String orderingKey,
             JsonObject json) {
 
         /** A status without an ordering key. */
-        public RowStatus(UUID id, String status, int attemptCount, String lastError, String traceparent, JsonObject json) {
+        public RowStatus(UUID id, String status, int attemptCount, String lastError, String traceparent,
+                JsonObject json) {
             this(id, status, attemptCount, lastError, traceparent, null, json);
         }
     }
@@ -173,7 +180,8 @@ public final class OutboxClient implements AutoCloseable {
      * {@code enabled} false keeps its rows held (null: enabled); a {@code cron} trigger fires by its {@code schedule}
      * in its {@code timezone} (null: UTC), and {@code misfire} ({@code fire_once} or {@code skip}) says what a late fire does.
      */
-    public record TriggerDefinition(String sourceKind, JsonObject target, Integer maxAttempts, String onDeadLetter, Boolean enabled,
+    public record TriggerDefinition(String sourceKind, JsonObject target, Integer maxAttempts, String onDeadLetter,
+            Boolean enabled,
             String schedule, String timezone, String misfire) {
 
         /** A definition that leaves being enabled and a schedule to the server's defaults. */
@@ -187,15 +195,18 @@ public final class OutboxClient implements AutoCloseable {
         }
 
         public static TriggerDefinition webhook(String sourceKind, URI url) {
-            return new TriggerDefinition(sourceKind, Json.createObjectBuilder().add("type", "webhook").add("url", url.toString()).build(), null);
+            return new TriggerDefinition(sourceKind,
+                    Json.createObjectBuilder().add("type", "webhook").add("url", url.toString()).build(), null);
         }
 
         public static TriggerDefinition handler(String sourceKind, String name) {
-            return new TriggerDefinition(sourceKind, Json.createObjectBuilder().add("type", "handler").add("name", name).build(), null);
+            return new TriggerDefinition(sourceKind,
+                    Json.createObjectBuilder().add("type", "handler").add("name", name).build(), null);
         }
 
         public static TriggerDefinition jms(String sourceKind, String destination) {
-            return new TriggerDefinition(sourceKind, Json.createObjectBuilder().add("type", "jms").add("destination", destination).build(), null);
+            return new TriggerDefinition(sourceKind,
+                    Json.createObjectBuilder().add("type", "jms").add("destination", destination).build(), null);
         }
 
         /** {@code key}: {@code rowId} (the default when null), {@code appId} or {@code orderingKey}. */
@@ -208,7 +219,8 @@ public final class OutboxClient implements AutoCloseable {
         }
 
         public TriggerDefinition maxAttempts(int attempts) {
-            return new TriggerDefinition(sourceKind, target, attempts, onDeadLetter, enabled, schedule, timezone, misfire);
+            return new TriggerDefinition(sourceKind, target, attempts, onDeadLetter, enabled, schedule, timezone,
+                    misfire);
         }
 
         /** {@code continue} or {@code block}. */
@@ -217,7 +229,8 @@ public final class OutboxClient implements AutoCloseable {
         }
 
         public TriggerDefinition enabled(boolean on) {
-            return new TriggerDefinition(sourceKind, target, maxAttempts, onDeadLetter, on, schedule, timezone, misfire);
+            return new TriggerDefinition(sourceKind, target, maxAttempts, onDeadLetter, on, schedule, timezone,
+                    misfire);
         }
 
         /**
@@ -230,7 +243,8 @@ public final class OutboxClient implements AutoCloseable {
 
         /** {@code fire_once} or {@code skip}. */
         public TriggerDefinition misfire(String policy) {
-            return new TriggerDefinition(sourceKind, target, maxAttempts, onDeadLetter, enabled, schedule, timezone, policy);
+            return new TriggerDefinition(sourceKind, target, maxAttempts, onDeadLetter, enabled, schedule, timezone,
+                    policy);
         }
 
         JsonObject json() {
@@ -298,7 +312,8 @@ public final class OutboxClient implements AutoCloseable {
     /** A client of its own for the API at {@code api} (e.g. {@code http://host:8080/outbox/api/v1/}), signing in with HTTP Basic. */
     public static OutboxClient connect(URI api, String user, String password) {
         Client client = ClientBuilder.newClient();
-        String basic = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+        String basic = "Basic "
+                + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         return new OutboxClient(client, true, client.target(api), basic);
     }
 
@@ -329,7 +344,9 @@ public final class OutboxClient implements AutoCloseable {
     public List<Written> publishAll(UUID app, List<Event> events, Call call) {
         JsonArrayBuilder list = Json.createArrayBuilder();
         events.forEach(e -> list.add(e.json()));
-        return written(post(call, "apps/" + app + "/events:batch", Json.createObjectBuilder().add("events", list).build()), 202);
+        return written(
+                post(call, "apps/" + app + "/events:batch", Json.createObjectBuilder().add("events", list).build()),
+                202);
     }
 
     public UUID enqueue(NewRow row) {
@@ -368,7 +385,8 @@ public final class OutboxClient implements AutoCloseable {
 
     /** {@code POST /apps/{app}/triggers/{trigger}/invoke}: waits up to {@code wait} for the target's answer. */
     public Invoked invoke(UUID app, UUID trigger, JsonValue payload, Duration wait, Call call) {
-        WebTarget target = api.path("apps/" + app + "/triggers/" + trigger + "/invoke").queryParam("timeoutMs", wait.toMillis());
+        WebTarget target = api.path("apps/" + app + "/triggers/" + trigger + "/invoke").queryParam("timeoutMs",
+                wait.toMillis());
         Response r = send(call.on(authorized(target.request())).buildPost(Entity.json(
                 Json.createObjectBuilder().add("payload", payload).build().toString())));
         return invoked(r);
@@ -387,7 +405,8 @@ public final class OutboxClient implements AutoCloseable {
     }
 
     public List<Trigger> triggers(UUID app) {
-        return array(send(request("apps/" + app + "/triggers").buildGet())).stream().map(v -> trigger(v.asJsonObject())).toList();
+        return array(send(request("apps/" + app + "/triggers").buildGet())).stream().map(v -> trigger(v.asJsonObject()))
+                .toList();
     }
 
     public Trigger trigger(UUID app, UUID id) {
@@ -396,7 +415,9 @@ public final class OutboxClient implements AutoCloseable {
 
     /** {@code PUT /apps/{app}/triggers/{id}}: the trigger as {@code definition} says, under its id; a webhook keeps its secret. */
     public Trigger replaceTrigger(UUID app, UUID id, TriggerDefinition definition) {
-        return trigger(object(send(request("apps/" + app + "/triggers/" + id).buildPut(Entity.json(definition.json().toString()))), 200));
+        return trigger(object(
+                send(request("apps/" + app + "/triggers/" + id).buildPut(Entity.json(definition.json().toString()))),
+                200));
     }
 
     public void deleteTrigger(UUID app, UUID id) {
@@ -410,7 +431,8 @@ public final class OutboxClient implements AutoCloseable {
 
     /** As {@link #rotateSecret(UUID, UUID)}; a repeat with the call's key answers the trigger without a secret and rotates nothing. */
     public Trigger rotateSecret(UUID app, UUID id, Call call) {
-        return trigger(object(send(call.on(request("apps/" + app + "/triggers/" + id + "/secret")).buildPost(null)), 200));
+        return trigger(
+                object(send(call.on(request("apps/" + app + "/triggers/" + id + "/secret")).buildPost(null)), 200));
     }
 
     /** {@code POST …/hold}: from the commit on no node claims the trigger's rows (status {@code held}) until {@link #releaseTrigger}. */
@@ -469,7 +491,8 @@ public final class OutboxClient implements AutoCloseable {
         if (limit != null) {
             target = target.queryParam("limit", limit);
         }
-        return object(send(authorized(target.request()).buildGet()), 200).getJsonArray("items").getValuesAs(JsonObject.class);
+        return object(send(authorized(target.request()).buildGet()), 200).getJsonArray("items")
+                .getValuesAs(JsonObject.class);
     }
 
     /** {@code POST /admin/lanes/skip}: the blocked lane moves on, its dead head stays a dead letter; 409 {@code lane-not-blocked}. */
@@ -547,8 +570,11 @@ public final class OutboxClient implements AutoCloseable {
         List<Written> rows = new ArrayList<>();
         for (JsonValue v : answer.getJsonArray("rows")) {
             JsonObject row = v.asJsonObject();
-            rows.add(new Written(row.containsKey("event") ? row.getInt("event") : null, UUID.fromString(row.getString("id")),
-                    row.containsKey("triggerId") && !row.isNull("triggerId") ? UUID.fromString(row.getString("triggerId")) : null));
+            rows.add(new Written(row.containsKey("event") ? row.getInt("event") : null,
+                    UUID.fromString(row.getString("id")),
+                    row.containsKey("triggerId") && !row.isNull("triggerId")
+                            ? UUID.fromString(row.getString("triggerId"))
+                            : null));
         }
         return rows;
     }
@@ -565,19 +591,22 @@ public final class OutboxClient implements AutoCloseable {
             }
             if (r.getStatus() == 202) {
                 String row = r.getHeaderString("Outbox-Row-Id");
-                return new Invoked(202, r.readEntity(String.class), row == null ? null : UUID.fromString(row), r.getLocation(), type);
+                return new Invoked(202, r.readEntity(String.class), row == null ? null : UUID.fromString(row),
+                        r.getLocation(), type);
             }
             throw problem(r);
         }
     }
 
     private static RowStatus rowStatus(JsonObject json) {
-        return new RowStatus(UUID.fromString(json.getString("id")), json.getString("status"), json.getInt("attemptCount"),
+        return new RowStatus(UUID.fromString(json.getString("id")), json.getString("status"),
+                json.getInt("attemptCount"),
                 text(json, "lastError"), text(json, "traceparent"), text(json, "orderingKey"), json);
     }
 
     private static Trigger trigger(JsonObject json) {
-        return new Trigger(UUID.fromString(json.getString("id")), json.getString("sourceKind"), json.getBoolean("enabled", true),
+        return new Trigger(UUID.fromString(json.getString("id")), json.getString("sourceKind"),
+                json.getBoolean("enabled", true),
                 json.getBoolean("held", false), text(json, "secret"), json);
     }
 
@@ -590,16 +619,19 @@ public final class OutboxClient implements AutoCloseable {
         try {
             problem = read(body).asJsonObject();
         } catch (RuntimeException e) {
-            return new ProblemException(r.getStatus(), "http-" + r.getStatus(), r.getStatusInfo().getReasonPhrase(), null, List.of(), retryAfter);
+            return new ProblemException(r.getStatus(), "http-" + r.getStatus(), r.getStatusInfo().getReasonPhrase(),
+                    null, List.of(), retryAfter);
         }
         String type = text(problem, "type");
         List<ProblemException.FieldError> errors = new ArrayList<>();
         if (problem.containsKey("errors")) {
             for (JsonValue e : problem.getJsonArray("errors")) {
-                errors.add(new ProblemException.FieldError(text(e.asJsonObject(), "field"), text(e.asJsonObject(), "message")));
+                errors.add(new ProblemException.FieldError(text(e.asJsonObject(), "field"),
+                        text(e.asJsonObject(), "message")));
             }
         }
-        return new ProblemException(r.getStatus(), type != null && type.startsWith(PROBLEM_PREFIX) ? type.substring(PROBLEM_PREFIX.length()) : type,
+        return new ProblemException(r.getStatus(),
+                type != null && type.startsWith(PROBLEM_PREFIX) ? type.substring(PROBLEM_PREFIX.length()) : type,
                 text(problem, "title"), text(problem, "detail"), errors, retryAfter);
     }
 

@@ -24,7 +24,8 @@ public class ProblemException extends RuntimeException {
     private final transient List<FieldError> errors;
     private final Long retryAfterSeconds;
 
-    public ProblemException(int status, String type, String title, String detail, List<FieldError> errors, Long retryAfterSeconds) {
+    public ProblemException(int status, String type, String title, String detail, List<FieldError> errors,
+            Long retryAfterSeconds) {
         super(status + " " + type + (detail == null ? "" : ": " + detail));
         this.status = status;
         this.type = type;

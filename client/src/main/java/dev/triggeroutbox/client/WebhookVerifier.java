@@ -81,7 +81,8 @@ public final class WebhookVerifier {
 
     /** The same for a body given as text (it is signed as its UTF-8 bytes). */
     public boolean verify(String webhookId, String webhookTimestamp, String webhookSignature, String body) {
-        return body != null && verify(webhookId, webhookTimestamp, webhookSignature, body.getBytes(StandardCharsets.UTF_8));
+        return body != null
+                && verify(webhookId, webhookTimestamp, webhookSignature, body.getBytes(StandardCharsets.UTF_8));
     }
 
     private static byte[] sign(byte[] key, byte[] prefix, byte[] body) {

@@ -26,11 +26,13 @@ class TriggerDefinitionTest {
 
     @Test
     void aDisabledCronTriggerWithItsScheduleAndPolicies() {
-        TriggerDefinition cron = TriggerDefinition.handler("cron", "recorder").schedule("0 */5 * * * *", "Europe/Berlin")
+        TriggerDefinition cron = TriggerDefinition.handler("cron", "recorder")
+                .schedule("0 */5 * * * *", "Europe/Berlin")
                 .misfire("skip").maxAttempts(3).onDeadLetter("block").enabled(false);
         assertEquals(json("""
                 {"sourceKind":"cron","target":{"type":"handler","name":"recorder"},"maxAttempts":3,"enabled":false,
-                 "onDeadLetter":"block","schedule":"0 */5 * * * *","timezone":"Europe/Berlin","misfire":"skip"}"""), cron.json());
+                 "onDeadLetter":"block","schedule":"0 */5 * * * *","timezone":"Europe/Berlin","misfire":"skip"}"""),
+                cron.json());
         assertEquals(cron, cron.enabled(false), "each wither keeps the other fields");
         assertTrue(cron.enabled(true).json().getBoolean("enabled"));
     }

@@ -41,9 +41,12 @@ class WebhookVerifierTest {
 
     @Test
     void refusesATimestampMoreThanFiveMinutesAwayEitherWay() {
-        assertFalse(WebhookVerifier.of(Clock.offset(THEN, java.time.Duration.ofSeconds(301)), SECRET).verify(ID, TIMESTAMP, SIGNATURE, BODY));
-        assertFalse(WebhookVerifier.of(Clock.offset(THEN, java.time.Duration.ofSeconds(-301)), SECRET).verify(ID, TIMESTAMP, SIGNATURE, BODY));
-        assertTrue(WebhookVerifier.of(Clock.offset(THEN, java.time.Duration.ofSeconds(300)), SECRET).verify(ID, TIMESTAMP, SIGNATURE, BODY));
+        assertFalse(WebhookVerifier.of(Clock.offset(THEN, java.time.Duration.ofSeconds(301)), SECRET).verify(ID,
+                TIMESTAMP, SIGNATURE, BODY));
+        assertFalse(WebhookVerifier.of(Clock.offset(THEN, java.time.Duration.ofSeconds(-301)), SECRET).verify(ID,
+                TIMESTAMP, SIGNATURE, BODY));
+        assertTrue(WebhookVerifier.of(Clock.offset(THEN, java.time.Duration.ofSeconds(300)), SECRET).verify(ID,
+                TIMESTAMP, SIGNATURE, BODY));
     }
 
     @Test

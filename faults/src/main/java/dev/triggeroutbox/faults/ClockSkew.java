@@ -64,7 +64,8 @@ final class ClockSkew extends Scenario {
         Settings s = h.settings;
         long offset = h.rest.clockOffsetSeconds(skewed);
         Progress.say("scenario 8: %s restarted with its clock %+d s off", skewed, offset);
-        v.require(Math.abs(offset - SKEW_SECONDS) <= 5, "%s's clock is %+d s off, not +%d s", skewed, offset, SKEW_SECONDS);
+        v.require(Math.abs(offset - SKEW_SECONDS) <= 5, "%s's clock is %+d s off, not +%d s", skewed, offset,
+                SKEW_SECONDS);
         UUID steppedApp = app(number, 2);
         try (Receiver receiver = Receiver.start(); Receiver steppedReceiver = Receiver.start()) {
             h.rest.webhookTrigger(skewed, app, receiver.url(), 10);
@@ -91,8 +92,10 @@ final class ClockSkew extends Scenario {
             long early = dueAt.entrySet().stream().filter(e -> receiver.hit(e.getKey()) != null
                     && receiver.hit(e.getKey()).firstEpochMillis < e.getValue().toEpochMilli()).count();
             long late = dueAt.entrySet().stream().filter(e -> receiver.hit(e.getKey()) != null)
-                    .mapToLong(e -> receiver.hit(e.getKey()).firstEpochMillis - e.getValue().toEpochMilli()).max().orElse(-1);
-            v.figure("%d rows due in 15 s: %d delivered before their due time, the latest %d ms after it", dueAt.size(), early, late);
+                    .mapToLong(e -> receiver.hit(e.getKey()).firstEpochMillis - e.getValue().toEpochMilli()).max()
+                    .orElse(-1);
+            v.figure("%d rows due in 15 s: %d delivered before their due time, the latest %d ms after it", dueAt.size(),
+                    early, late);
             v.require(dueAt.size() == 150, "only %d of 150 scheduled rows acknowledged", dueAt.size());
             v.require(early == 0, "%d row(s) delivered before their due time", early);
 
@@ -133,7 +136,8 @@ final class ClockSkew extends Scenario {
                     + "webhook-timestamp up to %d s off, %d refused as stale", skewed, offsetAfter, heartbeatAge,
                     steppedReceiver.maxTimestampSkewSeconds(), steppedReceiver.refusedTimestamps());
             v.require(Math.abs(offsetAfter) <= 5, "%s's clock is %+d s off after the step, not 0", skewed, offsetAfter);
-            v.require(heartbeatAge <= 5_000, "%s's heartbeat stopped for %d ms after its clock was stepped back", skewed,
+            v.require(heartbeatAge <= 5_000, "%s's heartbeat stopped for %d ms after its clock was stepped back",
+                    skewed,
                     heartbeatAge);
             v.require(steppedReceiver.maxTimestampSkewSeconds() <= 5, "after the step a webhook-timestamp was %d s off",
                     steppedReceiver.maxTimestampSkewSeconds());
@@ -141,7 +145,8 @@ final class ClockSkew extends Scenario {
                     steppedReceiver.refusedTimestamps());
             h.countersSince(before, v);
             v.figure("%,d leases of %s sampled while in flight, %d not exactly %d ms on the database clock; "
-                    + "webhook-timestamp up to %d s off this machine's clock", sampled, skewed, wrongLeases, s.leaseMillis(),
+                    + "webhook-timestamp up to %d s off this machine's clock", sampled, skewed, wrongLeases,
+                    s.leaseMillis(),
                     receiver.maxTimestampSkewSeconds());
             v.require(sampled > 0, "no lease of %s was seen in flight", skewed);
             v.require(wrongLeases == 0, "%d lease(s) of %s not measured on the database clock", wrongLeases, skewed);
@@ -149,8 +154,10 @@ final class ClockSkew extends Scenario {
             v.require(v.fenced == 0, "%d completion(s) fenced although no lease ran out", v.fenced);
             v.require(v.duplicates.isEmpty(), "%d row(s) delivered twice", v.duplicates.size());
             // receivers refuse a webhook-timestamp more than a few minutes off theirs (Standard Webhooks: 5)
-            v.require(receiver.maxTimestampSkewSeconds() <= 5, "a webhook-timestamp was %d s off: signed with the node's "
-                    + "clock, not the database's", receiver.maxTimestampSkewSeconds());
+            v.require(receiver.maxTimestampSkewSeconds() <= 5,
+                    "a webhook-timestamp was %d s off: signed with the node's "
+                            + "clock, not the database's",
+                    receiver.maxTimestampSkewSeconds());
         }
     }
 
@@ -172,8 +179,9 @@ final class ClockSkew extends Scenario {
 
     /** How long ago the node's heartbeat last wrote its line, on the database's clock. */
     private static long heartbeatAgeMillis(Harness h, Node node) throws Exception {
-        try (Connection con = h.db.connect(); PreparedStatement ps = con.prepareStatement(
-                "SELECT (extract(epoch FROM clock_timestamp() - last_tick_at) * 1000)::bigint FROM dispatcher_nodes WHERE node = ?")) {
+        try (Connection con = h.db.connect();
+                PreparedStatement ps = con.prepareStatement(
+                        "SELECT (extract(epoch FROM clock_timestamp() - last_tick_at) * 1000)::bigint FROM dispatcher_nodes WHERE node = ?")) {
             ps.setString(1, node.name);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : Long.MAX_VALUE;

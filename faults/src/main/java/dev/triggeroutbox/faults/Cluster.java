@@ -42,7 +42,8 @@ final class Cluster implements AutoCloseable {
     }
 
     /** The configured server's configuration plus the harness's two users, added with add-user.sh once. */
-    private static Path configurationWithUsers(Path jbossHome, Path dir, List<UUID> apps) throws IOException, InterruptedException {
+    private static Path configurationWithUsers(Path jbossHome, Path dir, List<UUID> apps)
+            throws IOException, InterruptedException {
         Files.createDirectories(dir);
         try (Stream<Path> files = Files.list(jbossHome.resolve("standalone/configuration"))) {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
@@ -144,7 +145,8 @@ final class Cluster implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (up().size() < nodes.size()) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("nodes not up: " + nodes.stream().filter(n -> n.state() != Node.State.UP).toList());
+                throw new IllegalStateException(
+                        "nodes not up: " + nodes.stream().filter(n -> n.state() != Node.State.UP).toList());
             }
             Thread.sleep(100);
         }

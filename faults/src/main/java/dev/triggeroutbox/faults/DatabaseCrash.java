@@ -54,13 +54,18 @@ final class DatabaseCrash extends Scenario {
             watcher.interrupt();
             // leases are looked for every quarter lease (at least every poll), then a claim follows at once
             double allowed = (s.leaseMillis() / 4.0 + 2 * s.pollMillis() + 2_000) / 1000.0;
-            v.figure("every node ready again %.1f s after PostgreSQL was back, none restarted; longest a claim stayed past "
-                    + "its lease: %.1f s (allowed %.1f s)", readyMillis / 1000.0, overdue.get(), allowed);
-            v.require(readyMillis < Duration.ofMinutes(2).toMillis(), "not every node was ready again within 2 minutes");
+            v.figure(
+                    "every node ready again %.1f s after PostgreSQL was back, none restarted; longest a claim stayed past "
+                            + "its lease: %.1f s (allowed %.1f s)",
+                    readyMillis / 1000.0, overdue.get(), allowed);
+            v.require(readyMillis < Duration.ofMinutes(2).toMillis(),
+                    "not every node was ready again within 2 minutes");
             for (int i = 0; i < incarnations.length; i++) {
-                v.require(h.cluster.nodes.get(i).incarnation() == incarnations[i], "%s had to be restarted", h.cluster.nodes.get(i));
+                v.require(h.cluster.nodes.get(i).incarnation() == incarnations[i], "%s had to be restarted",
+                        h.cluster.nodes.get(i));
             }
-            v.require(overdue.get() <= allowed, "a claim stayed %.1f s past its lease (allowed %.1f s)", overdue.get(), allowed);
+            v.require(overdue.get() <= allowed, "a claim stayed %.1f s past its lease (allowed %.1f s)", overdue.get(),
+                    allowed);
         }
     }
 

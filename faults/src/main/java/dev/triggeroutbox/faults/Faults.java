@@ -34,7 +34,8 @@ public final class Faults {
     }
 
     private static boolean run(Settings s) throws Exception {
-        Progress.say("Trigger Outbox fault harness, %s run, scenarios %s (lease %d ms, poll %d ms)", s.mode(), s.scenarios(),
+        Progress.say("Trigger Outbox fault harness, %s run, scenarios %s (lease %d ms, poll %d ms)", s.mode(),
+                s.scenarios(),
                 s.leaseMillis(), s.pollMillis());
         Path war = FaultsWar.build(s.productWar(), s.classes(), s.target().resolve("trigger-outbox-faults.war"));
         Postgres[] db = new Postgres[1];
@@ -46,7 +47,8 @@ public final class Faults {
             db[0] = Postgres.start(s.pgPort());
             Rest rest = new Rest();
             cluster[0] = new Cluster(s, db[0], rest, war);
-            Progress.say("starting 3 WildFly nodes (HTTP %s)", cluster[0].nodes.stream().map(n -> Integer.toString(n.httpPort)).toList());
+            Progress.say("starting 3 WildFly nodes (HTTP %s)",
+                    cluster[0].nodes.stream().map(n -> Integer.toString(n.httpPort)).toList());
             long t = System.nanoTime();
             cluster[0].start();
             Progress.say("3 nodes up in %.0f s", (System.nanoTime() - t) / 1e9);
@@ -92,21 +94,26 @@ public final class Faults {
 
     private static String summary(Settings s, List<Verdict> verdicts) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "Fault scenarios, %s run, %s, %d cores, lease %d ms, poll %d ms%n", s.mode(),
-                ZonedDateTime.now().withNano(0), Runtime.getRuntime().availableProcessors(), s.leaseMillis(), s.pollMillis()));
-        b.append(String.format(Locale.ROOT, "%-3s %-58s %9s %9s %5s %5s %6s %8s  %s%n", "#", "scenario", "sent", "delivered",
+        b.append(
+                String.format(Locale.ROOT, "Fault scenarios, %s run, %s, %d cores, lease %d ms, poll %d ms%n", s.mode(),
+                        ZonedDateTime.now().withNano(0), Runtime.getRuntime().availableProcessors(), s.leaseMillis(),
+                        s.pollMillis()));
+        b.append(String.format(Locale.ROOT, "%-3s %-58s %9s %9s %5s %5s %6s %8s  %s%n", "#", "scenario", "sent",
+                "delivered",
                 "lost", "dup", "fenced", "drain s", "result"));
         for (Verdict v : verdicts) {
             b.append(String.format(Locale.ROOT, "%-3d %-58s %9d %9d %5d %5d %6d %8s  %s%n", v.scenario, v.title, v.sent,
                     v.delivered, v.lost.size(), v.duplicates.size(), v.fenced,
-                    v.drainMillis == null ? "-" : String.format(Locale.ROOT, "%.1f", v.drainMillis / 1000.0), v.outcome()));
+                    v.drainMillis == null ? "-" : String.format(Locale.ROOT, "%.1f", v.drainMillis / 1000.0),
+                    v.outcome()));
         }
         for (Verdict v : verdicts) {
             b.append('\n').append(v.report());
         }
         long failed = verdicts.stream().filter(v -> !v.passed() && !v.skipped).count();
         long skipped = verdicts.stream().filter(v -> v.skipped).count();
-        b.append(String.format(Locale.ROOT, "%nfaults: %d passed, %d failed%s%n", verdicts.size() - failed - skipped, failed,
+        b.append(String.format(Locale.ROOT, "%nfaults: %d passed, %d failed%s%n", verdicts.size() - failed - skipped,
+                failed,
                 skipped == 0 ? "" : ", " + skipped + " skipped"));
         return b.toString();
     }

@@ -72,7 +72,8 @@ final class Harness {
      * duplicated, delivered without acknowledgement, and the time from {@code healNanos} to the last first
      * delivery. Dead letters of these apps count as lost.
      */
-    void compare(Ledger ledger, Map<UUID, Receiver> receivers, long healNanos, Duration deadline, Verdict v) throws Exception {
+    void compare(Ledger ledger, Map<UUID, Receiver> receivers, long healNanos, Duration deadline, Verdict v)
+            throws Exception {
         long until = System.nanoTime() + deadline.toNanos();
         boolean drained = false;
         while (System.nanoTime() < until) {

@@ -68,10 +68,14 @@ final class KillNodes extends Scenario {
             }
             v.figure("rows held by a killed node delivered at most %d ms after its kill (bound: lease + poll = %d ms)",
                     slowest, bound);
-            v.require(slowest <= bound, "a row held by a killed node was delivered %d ms after the kill, more than lease + poll "
-                    + "interval (%d ms)", slowest, bound);
-            v.figure("%d kills (%d beats without a kill: only one node was up); %d rows were in flight on a node when it was "
-                    + "killed", kills, skipped, inFlightOnKilled.size());
+            v.require(slowest <= bound,
+                    "a row held by a killed node was delivered %d ms after the kill, more than lease + poll "
+                            + "interval (%d ms)",
+                    slowest, bound);
+            v.figure(
+                    "%d kills (%d beats without a kill: only one node was up); %d rows were in flight on a node when it was "
+                            + "killed",
+                    kills, skipped, inFlightOnKilled.size());
             v.require(unexplained.isEmpty(), "%d duplicate(s) of rows that were not in flight on a killed node: %s",
                     unexplained.size(), unexplained);
             h.cluster.awaitAllUp(Cluster.START_TIMEOUT);

@@ -88,11 +88,14 @@ final class LaneKills extends Scenario {
                 }
             }
             int rows = lanes.values().stream().mapToInt(List::size).sum();
-            v.figure("%d rows in %d lanes, %d kills; %d rows were in flight on a node when it was killed", rows, lanes.size(),
+            v.figure("%d rows in %d lanes, %d kills; %d rows were in flight on a node when it was killed", rows,
+                    lanes.size(),
                     kills, inFlightOnKilled.size());
-            v.require(outOfOrder == 0, "%d row(s) arrived before the row written before them in their lane: %s", outOfOrder,
+            v.require(outOfOrder == 0, "%d row(s) arrived before the row written before them in their lane: %s",
+                    outOfOrder,
                     examples.subList(0, Math.min(5, examples.size())));
-            v.require(overlapping == 0, "%d row(s) arrived while the row before them in their lane was delivered again: %s",
+            v.require(overlapping == 0,
+                    "%d row(s) arrived while the row before them in their lane was delivered again: %s",
                     overlapping, examples.subList(0, Math.min(5, examples.size())));
             Set<UUID> unexplained = new HashSet<>(v.duplicates.keySet());
             unexplained.removeAll(inFlightOnKilled);

@@ -29,7 +29,8 @@ final class NoFaults extends Scenario {
             double seconds = (sent - start) / 1e9;
             v.figure("enqueue %.0f events/s acknowledged (%.1f s); delivered within %.1f s of the last acknowledgement",
                     ledger.size() / seconds, seconds, v.drainMillis == null ? Double.NaN : v.drainMillis / 1000.0);
-            v.require(v.duplicates.isEmpty(), "%d row(s) delivered more than once without any fault", v.duplicates.size());
+            v.require(v.duplicates.isEmpty(), "%d row(s) delivered more than once without any fault",
+                    v.duplicates.size());
             v.require(v.fenced == 0, "%d completion(s) fenced without any fault", v.fenced);
         }
     }

@@ -21,7 +21,9 @@ import java.util.stream.Stream;
  */
 final class Node implements AutoCloseable {
 
-    enum State { DOWN, STARTING, UP, PAUSED }
+    enum State {
+        DOWN, STARTING, UP, PAUSED
+    }
 
     static final String WAR = "trigger-outbox.war";
 

@@ -43,22 +43,29 @@ final class PauseNode extends Scenario {
                 node.resume();
                 resumed = System.nanoTime();
                 // a claim the node had made but not yet committed when it stopped commits now, its lease already over
-                held.addAll(h.ids("SELECT id FROM outbox WHERE claimed_by = ? AND claimed_at <= ?", node.name, stoppedAt));
+                held.addAll(
+                        h.ids("SELECT id FROM outbox WHERE claimed_by = ? AND claimed_at <= ?", node.name, stoppedAt));
                 sleepSeconds(5);
             }
             h.compare(ledger, Map.of(app, receiver), resumed, java.time.Duration.ofMinutes(3), v);
             h.countersSince(before, v);
             Set<UUID> unexplained = new HashSet<>(v.duplicates.keySet());
             unexplained.removeAll(held);
-            v.figure("the stopped node held %d rows; %d of them delivered twice", held.size(), v.duplicates.size() - unexplained.size());
-            v.require(unexplained.isEmpty(), "%d duplicate(s) of rows the stopped node did not hold: %s", unexplained.size(), unexplained);
-            v.require(held.isEmpty() || v.fenced > 0, "the stopped node held %d rows, but no late completion was fenced", held.size());
-            v.require(v.fenced <= held.size(), "%d completions fenced, more than the %d rows the stopped node held", v.fenced, held.size());
+            v.figure("the stopped node held %d rows; %d of them delivered twice", held.size(),
+                    v.duplicates.size() - unexplained.size());
+            v.require(unexplained.isEmpty(), "%d duplicate(s) of rows the stopped node did not hold: %s",
+                    unexplained.size(), unexplained);
+            v.require(held.isEmpty() || v.fenced > 0,
+                    "the stopped node held %d rows, but no late completion was fenced", held.size());
+            v.require(v.fenced <= held.size(), "%d completions fenced, more than the %d rows the stopped node held",
+                    v.fenced, held.size());
         }
     }
 
     static OffsetDateTime databaseNow(Harness h) throws Exception {
-        try (Connection con = h.db.connect(); Statement st = con.createStatement(); ResultSet rs = st.executeQuery("SELECT now()")) {
+        try (Connection con = h.db.connect();
+                Statement st = con.createStatement();
+                ResultSet rs = st.executeQuery("SELECT now()")) {
             rs.next();
             return rs.getObject(1, OffsetDateTime.class);
         }

@@ -65,7 +65,8 @@ final class PoisonRow extends Scenario {
                     poison, deaths, attempts, deadAfter / 1000.0, gap / 1000.0, stall.noneUpMillis / 1000.0);
             v.require(attempts > 0, "the poison row was not dead-lettered");
             v.require(deaths == MAX_ATTEMPTS, "%d JVM halts, expected exactly max attempts (%d)", deaths, MAX_ATTEMPTS);
-            v.require(gap < s.leaseMillis() + 2_000, "the other app's deliveries stopped for %.1f s while a node was up",
+            v.require(gap < s.leaseMillis() + 2_000,
+                    "the other app's deliveries stopped for %.1f s while a node was up",
                     gap / 1000.0);
         }
     }

@@ -75,7 +75,8 @@ final class Postgres implements AutoCloseable {
      */
     synchronized void crash() throws IOException {
         long postmaster = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
-        ProcessHandle main = ProcessHandle.of(postmaster).orElseThrow(() -> new IllegalStateException("no postmaster " + postmaster));
+        ProcessHandle main = ProcessHandle.of(postmaster)
+                .orElseThrow(() -> new IllegalStateException("no postmaster " + postmaster));
         List<ProcessHandle> all = Stream.concat(Stream.of(main), main.descendants()).toList();
         all.forEach(ProcessHandle::destroyForcibly);
         for (ProcessHandle p : all) {

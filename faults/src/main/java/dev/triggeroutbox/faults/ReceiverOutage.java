@@ -43,7 +43,8 @@ final class ReceiverOutage extends Scenario {
                 Progress.say("scenario 6: receiver of app A down for %d s", s.receiverDownSeconds());
                 sleepSeconds(s.receiverDownSeconds());
                 backlog = h.outboxRows(List.of(a));
-                attempts = h.count("SELECT coalesce(sum(attempt_count), 0) FROM outbox WHERE app_id = ANY (?)", List.of(a));
+                attempts = h.count("SELECT coalesce(sum(attempt_count), 0) FROM outbox WHERE app_id = ANY (?)",
+                        List.of(a));
                 notSent = h.count("SELECT count(*) FROM outbox WHERE app_id = ANY (?) AND last_error LIKE 'not sent:%'",
                         List.of(a));
                 ra.up();
@@ -57,7 +58,8 @@ final class ReceiverOutage extends Scenario {
             v.figure("app B p99 latency %.1f ms before, %.1f ms during the outage (%+.0f%%); backlog of app A at the "
                     + "end of the outage %,d rows, claimed %,d times so far, %,d of them last refused by an open circuit "
                     + "(not sent)", normal, during, (during / normal - 1) * 100, backlog, attempts, notSent);
-            v.requireTiming(during <= normal * 1.2, "app B's p99 during the outage (%.1f ms) is more than +20%% of normal (%.1f ms)",
+            v.requireTiming(during <= normal * 1.2,
+                    "app B's p99 during the outage (%.1f ms) is more than +20%% of normal (%.1f ms)",
                     during, normal);
             v.require(backlog > 0, "no backlog built up while the receiver was down");
         }

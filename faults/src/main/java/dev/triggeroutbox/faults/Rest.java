@@ -77,7 +77,8 @@ final class Rest {
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 201) {
-            throw new IllegalStateException("creating a trigger on " + node + " answered " + r.statusCode() + ": " + r.body());
+            throw new IllegalStateException(
+                    "creating a trigger on " + node + " answered " + r.statusCode() + ": " + r.body());
         }
         Matcher m = ROW_ID.matcher(r.body());
         if (!m.find()) {
@@ -129,12 +130,14 @@ final class Rest {
     Invoked invoke(Node node, UUID app, UUID trigger, String payload, long timeoutMillis) {
         long sent = System.nanoTime();
         try {
-            HttpResponse<Void> r = client.send(request(node, "/apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs="
-                    + timeoutMillis, PRODUCER, PRODUCER_PASSWORD).timeout(TIMEOUT.plusMillis(timeoutMillis))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"payload\":" + payload + "}")).build(),
+            HttpResponse<Void> r = client.send(
+                    request(node, "/apps/" + app + "/triggers/" + trigger + "/invoke?timeoutMs="
+                            + timeoutMillis, PRODUCER, PRODUCER_PASSWORD).timeout(TIMEOUT.plusMillis(timeoutMillis))
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"payload\":" + payload + "}")).build(),
                     HttpResponse.BodyHandlers.discarding());
-            return new Invoked(r.statusCode(), r.headers().firstValue("Outbox-Row-Id").map(UUID::fromString).orElse(null),
+            return new Invoked(r.statusCode(),
+                    r.headers().firstValue("Outbox-Row-Id").map(UUID::fromString).orElse(null),
                     sent, (System.nanoTime() - sent) / 1_000_000);
         } catch (Exception e) {
             return new Invoked(0, null, sent, (System.nanoTime() - sent) / 1_000_000);
@@ -143,7 +146,8 @@ final class Rest {
 
     /** The node's counters from {@code GET /metrics} (admin), by metric name. */
     Map<String, Double> metrics(Node node) throws Exception {
-        HttpResponse<String> r = client.send(request(node, "/metrics", ADMIN, ADMIN_PASSWORD).setHeader("Accept", "text/plain").GET().build(),
+        HttpResponse<String> r = client.send(
+                request(node, "/metrics", ADMIN, ADMIN_PASSWORD).setHeader("Accept", "text/plain").GET().build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IllegalStateException("metrics of " + node + " answered " + r.statusCode());
@@ -172,8 +176,11 @@ final class Rest {
     /** Seconds the node's clock is ahead of this one's, read from the Date header of its answer. */
     long clockOffsetSeconds(Node node) throws Exception {
         HttpResponse<Void> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort
-                + "/outbox/api/v1/health/live")).timeout(TIMEOUT).GET().build(), HttpResponse.BodyHandlers.discarding());
-        String date = r.headers().firstValue("Date").orElseThrow(() -> new IllegalStateException(node + " sent no Date"));
-        return ZonedDateTime.parse(date, DateTimeFormatter.RFC_1123_DATE_TIME).toEpochSecond() - Instant.now().getEpochSecond();
+                + "/outbox/api/v1/health/live")).timeout(TIMEOUT).GET().build(),
+                HttpResponse.BodyHandlers.discarding());
+        String date = r.headers().firstValue("Date")
+                .orElseThrow(() -> new IllegalStateException(node + " sent no Date"));
+        return ZonedDateTime.parse(date, DateTimeFormatter.RFC_1123_DATE_TIME).toEpochSecond()
+                - Instant.now().getEpochSecond();
     }
 }

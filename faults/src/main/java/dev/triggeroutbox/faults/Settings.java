@@ -54,7 +54,8 @@ record Settings(
                 System.getProperty("faults.scenarios", all).split("\\s*,\\s*"))
                 .map(Integer::valueOf).toList()));
         if (scenarios.stream().anyMatch(n -> n < 1 || n > Scenario.LAST)) {
-            throw new IllegalArgumentException("faults.scenarios: numbers 1.." + Scenario.LAST + ", e.g. -Dfaults.scenarios=1,2,3");
+            throw new IllegalArgumentException(
+                    "faults.scenarios: numbers 1.." + Scenario.LAST + ", e.g. -Dfaults.scenarios=1,2,3");
         }
         int[] offsets = Arrays.stream(System.getProperty("faults.port-offsets", "500,600,700").split("\\s*,\\s*"))
                 .mapToInt(Integer::parseInt).toArray();

@@ -75,7 +75,8 @@ final class SlowReceiver extends Scenario {
         }
     }
 
-    private void check(Harness h, Verdict v, Receiver ra, Receiver rb, Receiver ri, ExecutorService callers) throws Exception {
+    private void check(Harness h, Verdict v, Receiver ra, Receiver rb, Receiver ri, ExecutorService callers)
+            throws Exception {
         UUID a = app(number, 1);
         UUID b = app(number, 2);
         Settings s = h.settings;
@@ -134,13 +135,18 @@ final class SlowReceiver extends Scenario {
                 + "backlog lasted %.1f s after that, up to %,d of its rows in flight at once (the cluster's permits: "
                 + "3 × 1,000)", burst, s.burstRows() / FAN_OUT, FAN_OUT, (written - start) / 1e9,
                 (backlog.end - due) / 1e9, backlog.mostInFlight);
-        v.figure("app B p50 / p99 latency: baseline %.1f / %.1f ms (%,d rows, %.0f s), during A's backlog %.1f / %.1f ms "
-                + "(%,d rows, %.1f s); bar 2 × baseline p99 + 100 ms = %.1f ms", normal.millis(0.5), normal.millis(0.99),
+        v.figure(
+                "app B p50 / p99 latency: baseline %.1f / %.1f ms (%,d rows, %.0f s), during A's backlog %.1f / %.1f ms "
+                        + "(%,d rows, %.1f s); bar 2 × baseline p99 + 100 ms = %.1f ms",
+                normal.millis(0.5), normal.millis(0.99),
                 normal.count(), (due - baselineFrom) / 1e9, slowed.millis(0.5), slowed.millis(0.99), slowed.count(),
                 (backlog.end - due) / 1e9, bar);
-        v.figure("  app B's p99 by second of A's backlog (rows sent in it):%s", bySecond(ledger, rb, b, due, backlog.end));
-        v.figure("app B's invokes: before A's rows were due (timeoutMs %d) %s; during A's backlog (timeoutMs %d: 2 × the "
-                + "slowest before + 100, at most %d) %s", INVOKE_TIMEOUT_MILLIS, answers(quiet), timeout,
+        v.figure("  app B's p99 by second of A's backlog (rows sent in it):%s",
+                bySecond(ledger, rb, b, due, backlog.end));
+        v.figure(
+                "app B's invokes: before A's rows were due (timeoutMs %d) %s; during A's backlog (timeoutMs %d: 2 × the "
+                        + "slowest before + 100, at most %d) %s",
+                INVOKE_TIMEOUT_MILLIS, answers(quiet), timeout,
                 INVOKE_TIMEOUT_MILLIS, answers(invoked));
         v.figure("  each during (sent after A's first claim, answer, ms):%s", invoked.stream()
                 .map(i -> String.format(Locale.ROOT, " +%.1fs %d %d", (i.sentNanos() - backlog.firstClaim) / 1e9,
@@ -154,13 +160,19 @@ final class SlowReceiver extends Scenario {
                 s.burstRows());
         v.require(normal.count() >= 100 && slowed.count() >= 100, "too few of app B's rows for a p99 (%d baseline, %d "
                 + "during)", normal.count(), slowed.count());
-        v.requireTiming(slowed.millis(0.99) <= bar, "app B's p99 during A's backlog (%.1f ms) is over 2 × its baseline p99 + "
-                + "100 ms (%.1f ms)", slowed.millis(0.99), bar);
-        v.requireTiming(quiet.stream().allMatch(i -> i.status() == 200), "app B's invokes before A's rows were due did not all "
-                + "answer 200 within %d ms: the bar during A's backlog says nothing", INVOKE_TIMEOUT_MILLIS);
+        v.requireTiming(slowed.millis(0.99) <= bar,
+                "app B's p99 during A's backlog (%.1f ms) is over 2 × its baseline p99 + "
+                        + "100 ms (%.1f ms)",
+                slowed.millis(0.99), bar);
+        v.requireTiming(quiet.stream().allMatch(i -> i.status() == 200),
+                "app B's invokes before A's rows were due did not all "
+                        + "answer 200 within %d ms: the bar during A's backlog says nothing",
+                INVOKE_TIMEOUT_MILLIS);
         long late = invoked.stream().filter(i -> i.status() != 200).count();
-        v.requireTiming(invoked.size() == INVOKES && late == 0, "%d of app B's %d invokes during A's backlog did not answer 200 "
-                + "within %d ms", late + INVOKES - invoked.size(), INVOKES, timeout);
+        v.requireTiming(invoked.size() == INVOKES && late == 0,
+                "%d of app B's %d invokes during A's backlog did not answer 200 "
+                        + "within %d ms",
+                late + INVOKES - invoked.size(), INVOKES, timeout);
         long after = invoked.stream().filter(i -> i.sentNanos() >= backlog.end).count();
         v.require(after == 0, "%d of app B's invokes were sent after A's backlog was gone", after);
         invokeRowsDelivered(quiet, invoked, ri, v);
@@ -172,7 +184,8 @@ final class SlowReceiver extends Scenario {
         long second = TimeUnit.SECONDS.toNanos(1);
         for (int k = 0; k < 15 && from + k * second < to; k++) {
             Latencies l = Latencies.of(ledger, rb, b, from + k * second, Math.min(to, from + (k + 1) * second));
-            out.append(String.format(Locale.ROOT, "%s +%ds %.1f ms (%d)", k == 0 ? "" : " ·", k, l.millis(0.99), l.count()));
+            out.append(String.format(Locale.ROOT, "%s +%ds %.1f ms (%d)", k == 0 ? "" : " ·", k, l.millis(0.99),
+                    l.count()));
         }
         return out.toString();
     }
@@ -252,7 +265,8 @@ final class SlowReceiver extends Scenario {
     }
 
     /** Every invoke that wrote a row (whatever it answered) reached its receiver in the end; duplicates counted. */
-    private static void invokeRowsDelivered(List<Rest.Invoked> quiet, List<Rest.Invoked> invoked, Receiver ri, Verdict v) {
+    private static void invokeRowsDelivered(List<Rest.Invoked> quiet, List<Rest.Invoked> invoked, Receiver ri,
+            Verdict v) {
         List<UUID> rows = new ArrayList<>();
         for (List<Rest.Invoked> list : List.of(quiet, invoked)) {
             list.stream().map(Rest.Invoked::row).filter(r -> r != null).forEach(rows::add);
@@ -276,9 +290,11 @@ final class SlowReceiver extends Scenario {
         Map<Integer, Long> byStatus = invokes.stream()
                 .collect(Collectors.groupingBy(Rest.Invoked::status, TreeMap::new, Collectors.counting()));
         long[] ms = invokes.stream().mapToLong(Rest.Invoked::millis).sorted().toArray();
-        return byStatus.entrySet().stream().map(e -> e.getValue() + " × " + (e.getKey() == 0 ? "no answer" : e.getKey()))
+        return byStatus.entrySet().stream()
+                .map(e -> e.getValue() + " × " + (e.getKey() == 0 ? "no answer" : e.getKey()))
                 .collect(Collectors.joining(", "))
-                + String.format(Locale.ROOT, " in %,d–%,d ms (median %,d)", ms[0], ms[ms.length - 1], ms[ms.length / 2]);
+                + String.format(Locale.ROOT, " in %,d–%,d ms (median %,d)", ms[0], ms[ms.length - 1],
+                        ms[ms.length / 2]);
     }
 
     private static void sleepUntil(long nanos) {

@@ -54,7 +54,8 @@ abstract class StopUnderLoad extends Scenario {
                 sleepSeconds(s.loadSeconds() / 3.0);
                 claims = h.ids("SELECT DISTINCT claim_token FROM outbox WHERE claimed_by = ?", node.name);
                 held = h.ids("SELECT id FROM outbox WHERE claim_token = ANY (?)", claims);
-                Progress.say("scenario %d: stopping the WAR on %s (%d rows in flight on it)", number, node, held.size());
+                Progress.say("scenario %d: stopping the WAR on %s (%d rows in flight on it)", number, node,
+                        held.size());
                 stopAndStart(h, node, v);
                 // rows still under a claim the node held before it stopped: left behind, waiting for their lease
                 left = h.ids("SELECT id FROM outbox WHERE claim_token = ANY (?)", claims);
@@ -63,11 +64,14 @@ abstract class StopUnderLoad extends Scenario {
             // the load runs on after the stop: the drain is measured from its end
             h.compare(ledger, Map.of(app, receiver), System.nanoTime(), Duration.ofMinutes(3), v);
             h.countersSince(before, v);
-            v.figure("%d rows in flight on %s when it began to stop (receiver answering after %d ms), %d left under their claim",
+            v.figure(
+                    "%d rows in flight on %s when it began to stop (receiver answering after %d ms), %d left under their claim",
                     held.size(), node, receiverDelayMillis, left.size());
             v.figure("%s logged: %s", node, drainLine(node));
-            v.require(!held.isEmpty(), "no row was in flight on %s when it began to stop: the scenario tested nothing", node);
-            v.require(left.isEmpty(), "%d row(s) left claimed by the stopped WAR (they wait for their lease)", left.size());
+            v.require(!held.isEmpty(), "no row was in flight on %s when it began to stop: the scenario tested nothing",
+                    node);
+            v.require(left.isEmpty(), "%d row(s) left claimed by the stopped WAR (they wait for their lease)",
+                    left.size());
             v.require(v.duplicates.isEmpty(), "%d row(s) delivered twice", v.duplicates.size());
             v.require(v.leaseRecoveries == 0, "%d lease(s) recovered: rows of the stopped WAR waited for their lease",
                     v.leaseRecoveries);

@@ -70,15 +70,19 @@ final class Verdict {
     String report() {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "scenario %d: %s — %s%n", scenario, title, outcome()));
-        b.append(String.format(Locale.ROOT, "  sent (acknowledged) %,d · not acknowledged %,d · delivered %,d · lost %,d · "
-                + "duplicated %,d · delivered without acknowledgement %,d%n",
+        b.append(String.format(Locale.ROOT,
+                "  sent (acknowledged) %,d · not acknowledged %,d · delivered %,d · lost %,d · "
+                        + "duplicated %,d · delivered without acknowledgement %,d%n",
                 sent, unacknowledged, delivered, lost.size(), duplicates.size(), extra));
-        b.append(String.format(Locale.ROOT, "  fenced late completions %,d · lease recoveries %,d · time to drain after healing %s%n",
-                fenced, leaseRecoveries, drainMillis == null ? "-" : String.format(Locale.ROOT, "%.1f s", drainMillis / 1000.0)));
+        b.append(String.format(Locale.ROOT,
+                "  fenced late completions %,d · lease recoveries %,d · time to drain after healing %s%n",
+                fenced, leaseRecoveries,
+                drainMillis == null ? "-" : String.format(Locale.ROOT, "%.1f s", drainMillis / 1000.0)));
         figures.forEach(f -> b.append("  ").append(f).append('\n'));
         if (!duplicates.isEmpty()) {
             b.append("  duplicated rows (id: each delivery's time after the first #attempt):\n");
-            duplicates.entrySet().stream().limit(20).forEach(e -> b.append("    ").append(e.getKey()).append(':').append(e.getValue()).append('\n'));
+            duplicates.entrySet().stream().limit(20)
+                    .forEach(e -> b.append("    ").append(e.getKey()).append(':').append(e.getValue()).append('\n'));
             if (duplicates.size() > 20) {
                 b.append("    … (").append(duplicates.size() - 20).append(" more)\n");
             }

@@ -58,7 +58,8 @@ final class AdminParams {
 
     /** An RFC 3339 time within the years 1 to 9999 (what PostgreSQL's timestamptz holds), or null. */
     static OffsetDateTime time(String name, String value) {
-        OffsetDateTime t = parse(name, value, OffsetDateTime::parse, "must be an RFC 3339 time, e.g. 2026-12-03T10:00:00Z");
+        OffsetDateTime t = parse(name, value, OffsetDateTime::parse,
+                "must be an RFC 3339 time, e.g. 2026-12-03T10:00:00Z");
         if (t != null && (t.getYear() < 1 || t.getYear() > 9999)) {
             throw OutboxRefusedException.invalid(name, "must be a time between the years 1 and 9999");
         }
@@ -77,13 +78,16 @@ final class AdminParams {
      * {@code errorGroup}: a group as {@code GET /admin/dead-letters/groups} names it, matched exactly;
      * {@code orderingKey}: the lane's key, matched exactly.
      */
-    static DeadLetterFilter deadLetterFilter(String appId, String sourceKind, String error, String triggerId, String errorGroup,
+    static DeadLetterFilter deadLetterFilter(String appId, String sourceKind, String error, String triggerId,
+            String errorGroup,
             String orderingKey) {
         if (error != null && (error.isBlank() || error.length() > DeadLetterFilter.MAX_ERROR_TEXT)) {
-            throw OutboxRefusedException.invalid("error", "must be 1 to " + DeadLetterFilter.MAX_ERROR_TEXT + " characters");
+            throw OutboxRefusedException.invalid("error",
+                    "must be 1 to " + DeadLetterFilter.MAX_ERROR_TEXT + " characters");
         }
         if (errorGroup != null && (errorGroup.isEmpty() || errorGroup.length() > DeadLetterFilter.MAX_ERROR_GROUP)) {
-            throw OutboxRefusedException.invalid("errorGroup", "must be 1 to " + DeadLetterFilter.MAX_ERROR_GROUP + " characters");
+            throw OutboxRefusedException.invalid("errorGroup",
+                    "must be 1 to " + DeadLetterFilter.MAX_ERROR_GROUP + " characters");
         }
         if (orderingKey != null && OrderingKey.problem(orderingKey) != null) {
             throw OutboxRefusedException.invalid("orderingKey", OrderingKey.problem(orderingKey));

@@ -103,7 +103,8 @@ public class AdminResource {
     @GET
     @Path("activity")
     public JsonObject activity(@QueryParam("minutes") String minutes) {
-        return OverviewJson.activity(activity.perMinute(AdminParams.bounded("minutes", minutes, 60, 1, Counts.MINUTES) - 1));
+        return OverviewJson
+                .activity(activity.perMinute(AdminParams.bounded("minutes", minutes, 60, 1, Counts.MINUTES) - 1));
     }
 
     @GET
@@ -129,13 +130,15 @@ public class AdminResource {
             @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
         AllTriggers.Page page = allTriggers.page(AdminParams.app(appId), AdminParams.kind(sourceKind),
                 AdminParams.limit(limit), AdminParams.cursor(cursor));
-        Map<UUID, TriggerActivity.LastHour> lastHour = triggerActivity.lastHour(page.items().stream().map(t -> t.id().value()).toList());
+        Map<UUID, TriggerActivity.LastHour> lastHour = triggerActivity
+                .lastHour(page.items().stream().map(t -> t.id().value()).toList());
         JsonArrayBuilder items = Jsons.array();
         for (Trigger t : page.items()) {
             JsonObjectBuilder item = TriggerJson.of(t, false);
             TriggerActivity.LastHour h = lastHour.get(t.id().value());
             JsonObjectBuilder hour = Jsons.object().add("delivered", h.delivered()).add("dead", h.dead());
-            item.add("lastHour", h.p50Millis() == null ? hour.addNull("p50Ms").addNull("p99Ms")
+            item.add("lastHour", h.p50Millis() == null
+                    ? hour.addNull("p50Ms").addNull("p99Ms")
                     : hour.add("p50Ms", Math.round(h.p50Millis())).add("p99Ms", Math.round(h.p99Millis())));
             if (t.targetType() == TargetType.WEBHOOK) {
                 item.add("circuit", webhooks.circuit(t.target())); // this node's: each node keeps its own
@@ -165,14 +168,16 @@ public class AdminResource {
             throw OutboxRefusedException.invalid("orderingKey", OrderingKey.problem(orderingKey));
         }
         if (orderingKey != null && s != null && RowBrowser.FINISHED.contains(s)) {
-            throw OutboxRefusedException.invalid("orderingKey", "applies to rows in the outbox and dead letters only: the history keeps no ordering key");
+            throw OutboxRefusedException.invalid("orderingKey",
+                    "applies to rows in the outbox and dead letters only: the history keeps no ordering key");
         }
         TriggerId trigger = AdminParams.parse("triggerId", triggerId, TriggerId::parse, "must be a UUID");
         AppId app = AdminParams.app(appId);
         SourceKind kind = AdminParams.kind(sourceKind);
         RowBrowser.Page page = rowBrowser.page(new RowBrowser.Filter(s, app == null ? null : app.value(),
                 trigger == null ? null : trigger.value(), kind == null ? null : kind.wire(), orderingKey,
-                AdminParams.time("from", from), AdminParams.time("to", to)), AdminParams.limit(limit), AdminParams.cursor(cursor));
+                AdminParams.time("from", from), AdminParams.time("to", to)), AdminParams.limit(limit),
+                AdminParams.cursor(cursor));
         JsonArrayBuilder items = Jsons.array();
         for (RowBrowser.Listed r : page.items()) {
             JsonObjectBuilder json = Jsons.object().add("id", r.id().toString()).add("appId", r.appId().toString());
@@ -192,7 +197,8 @@ public class AdminResource {
         OutboxId row = Callers.pathId(id, OutboxId::parse, "outbox row");
         RowState status = rowStatus.find(row).orElseThrow(() -> OutboxRefusedException.notFound("outbox row " + id));
         JsonValue dead = "dead".equals(status.status())
-                ? deadLetters.find(row).<JsonValue>map(DeadLetterJson::kept).orElse(JsonValue.NULL) : JsonValue.NULL;
+                ? deadLetters.find(row).<JsonValue>map(DeadLetterJson::kept).orElse(JsonValue.NULL)
+                : JsonValue.NULL;
         return Jsons.object().add("row", RowStateJson.of(status, RowStateJson.View.OPERATOR)).add("deadLetter", dead)
                 .add("audit", auditItems(audit.page(null, row.value(), AdminParams.MAX_PAGE, null).items())).build();
     }

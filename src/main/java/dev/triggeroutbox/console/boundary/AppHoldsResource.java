@@ -99,7 +99,8 @@ public class AppHoldsResource {
     private static JsonObject json(AppId app, Optional<Holds.AppHold> hold, int released) {
         JsonObjectBuilder json = Jsons.object().add("appId", app.toString()).add("held", hold.isPresent());
         hold.ifPresent(h -> {
-            json.add("heldAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(h.heldAt().withOffsetSameInstant(ZoneOffset.UTC)));
+            json.add("heldAt",
+                    DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(h.heldAt().withOffsetSameInstant(ZoneOffset.UTC)));
             if (h.heldBy() == null) {
                 json.addNull("heldBy");
             } else {

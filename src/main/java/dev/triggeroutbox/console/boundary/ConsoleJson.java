@@ -18,7 +18,8 @@ final class ConsoleJson {
     /** A page of a list: its {@code items}, and {@code nextCursor}, what the next page's {@code ?cursor=} takes (null: the last page). */
     static JsonObject page(JsonArrayBuilder items, Object nextCursor) {
         JsonObjectBuilder json = Jsons.object().add("items", items);
-        return (nextCursor == null ? json.addNull("nextCursor") : json.add("nextCursor", nextCursor.toString())).build();
+        return (nextCursor == null ? json.addNull("nextCursor") : json.add("nextCursor", nextCursor.toString()))
+                .build();
     }
 
     static String utc(OffsetDateTime t) {

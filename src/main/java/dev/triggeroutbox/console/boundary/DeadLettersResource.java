@@ -49,7 +49,8 @@ public class DeadLettersResource {
 
     /** The most rows one bulk replay moves; a caller replays more by calling again while {@code more}. */
     static final int MAX_BULK = 1_000;
-    private static final Set<String> BULK_FIELDS = Set.of("appId", "sourceKind", "error", "triggerId", "errorGroup", "orderingKey", "all",
+    private static final Set<String> BULK_FIELDS = Set.of("appId", "sourceKind", "error", "triggerId", "errorGroup",
+            "orderingKey", "all",
             "limit");
 
     @Inject
@@ -91,7 +92,8 @@ public class DeadLettersResource {
             @QueryParam("orderingKey") String orderingKey, @QueryParam("limit") String limit,
             @QueryParam("cursor") String cursor) {
         DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, null, orderingKey);
-        return DeadLetterJson.groups(deadLetters.groups(filter, AdminParams.limit(limit), AdminParams.groupOffset(cursor)));
+        return DeadLetterJson
+                .groups(deadLetters.groups(filter, AdminParams.limit(limit), AdminParams.groupOffset(cursor)));
     }
 
     @GET
@@ -154,8 +156,10 @@ public class DeadLettersResource {
     @Transactional(rollbackOn = Exception.class)
     public JsonObject discardMatching(JsonValue body) {
         Bulk bulk = bulk(body, "discard");
-        DeadLetters.Replayed done = deadLetters.discardMatching(bulk.filter(), bulk.limit() == null ? MAX_BULK : bulk.limit());
-        audit.record(Callers.name(caller), AuditLog.BULK_DISCARD, done.ids(), DeadLetterJson.filter(bulk.filter()), done.ids().size());
+        DeadLetters.Replayed done = deadLetters.discardMatching(bulk.filter(),
+                bulk.limit() == null ? MAX_BULK : bulk.limit());
+        audit.record(Callers.name(caller), AuditLog.BULK_DISCARD, done.ids(), DeadLetterJson.filter(bulk.filter()),
+                done.ids().size());
         JsonArrayBuilder ids = Jsons.array();
         done.ids().forEach(id -> ids.add(id.toString()));
         return Jsons.object().add("discarded", done.ids().size()).add("more", done.more()).add("ids", ids).build();
@@ -176,7 +180,8 @@ public class DeadLettersResource {
         Boolean all = b.bool("all", false);
         Integer limit = b.integer("limit", false, 1, MAX_BULK);
         b.validate();
-        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, errorGroup, orderingKey);
+        DeadLetterFilter filter = AdminParams.deadLetterFilter(appId, sourceKind, error, triggerId, errorGroup,
+                orderingKey);
         if (filter.isEmpty() && !Boolean.TRUE.equals(all)) {
             throw OutboxRefusedException.invalid("all", "must be true to " + action
                     + " without a filter (appId, sourceKind, error, triggerId, errorGroup or orderingKey)");

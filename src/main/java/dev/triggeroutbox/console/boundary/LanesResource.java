@@ -94,8 +94,8 @@ public class LanesResource {
     @Transactional(rollbackOn = Exception.class)
     public JsonObject retry(JsonValue body) {
         Lane lane = lane(body);
-        Lanes.Acted acted = lanes.retry(lane.id(), lane.orderingKey(), Callers.name(caller)).orElseThrow(() ->
-                OutboxRefusedException.conflict("lane-not-stuck", "Lane not stuck", "lane " + lane.orderingKey()
+        Lanes.Acted acted = lanes.retry(lane.id(), lane.orderingKey(), Callers.name(caller)).orElseThrow(
+                () -> OutboxRefusedException.conflict("lane-not-stuck", "Lane not stuck", "lane " + lane.orderingKey()
                         + " has no dead head and no retrying head waiting (in flight, held, or flowing)"));
         audit.record(Callers.name(caller), AuditLog.LANE_RETRY, List.of(acted.headId()), lane.json(), 1);
         wakeup.revived(1);
@@ -105,7 +105,8 @@ public class LanesResource {
     /** A lane as a request names it. */
     private record Lane(UUID id, boolean byTrigger, String orderingKey) {
         JsonObject json() {
-            return Jsons.object().add(byTrigger ? "triggerId" : "appId", id.toString()).add("orderingKey", orderingKey).build();
+            return Jsons.object().add(byTrigger ? "triggerId" : "appId", id.toString()).add("orderingKey", orderingKey)
+                    .build();
         }
     }
 

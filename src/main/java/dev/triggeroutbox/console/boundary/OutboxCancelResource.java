@@ -39,7 +39,8 @@ public class OutboxCancelResource {
 
     /** The most rows one call cancels (one transaction, one audit entry); a caller goes on while {@code more}. */
     static final int MAX_BULK = 10_000;
-    private static final Set<String> FIELDS = Set.of("appId", "triggerId", "sourceKind", "olderThan", "orderingKey", "all");
+    private static final Set<String> FIELDS = Set.of("appId", "triggerId", "sourceKind", "olderThan", "orderingKey",
+            "all");
 
     @Inject
     Cancellations cancellations;
@@ -71,7 +72,8 @@ public class OutboxCancelResource {
         b.validate();
         CancelFilter filter = new CancelFilter(app, trigger, kind, olderThan, orderingKey);
         if (filter.isEmpty() && !Boolean.TRUE.equals(all)) {
-            throw OutboxRefusedException.invalid("all", "must be true to cancel without a filter (appId, triggerId, sourceKind, orderingKey or olderThan)");
+            throw OutboxRefusedException.invalid("all",
+                    "must be true to cancel without a filter (appId, triggerId, sourceKind, orderingKey or olderThan)");
         }
         Cancellations.Bulk done = cancellations.cancelMatching(filter, MAX_BULK);
         audit.record(Callers.name(caller), AuditLog.BULK_CANCEL, done.ids(), filter.json(), done.ids().size());

@@ -27,7 +27,8 @@ public class TriggerAudit implements ContainerResponseFilter {
 
     private static final Logger LOG = Logger.getLogger(TriggerAudit.class.getName());
     /** A trigger collection, one trigger, or its secret, hold or release (group 1: the trigger id, group 2: which of those). */
-    private static final Pattern TRIGGERS = Pattern.compile("/?apps/[^/]+/triggers(?:/([^/]+)(/secret|/hold|/release)?)?/?");
+    private static final Pattern TRIGGERS = Pattern
+            .compile("/?apps/[^/]+/triggers(?:/([^/]+)(/secret|/hold|/release)?)?/?");
 
     @Inject
     AuditLog audit;
@@ -45,13 +46,15 @@ public class TriggerAudit implements ContainerResponseFilter {
         }
         boolean one = path.group(1) != null && path.group(2) == null;
         String action = switch (request.getMethod()) {
-            case "POST" -> path.group(1) == null ? AuditLog.TRIGGER_CREATE
-                    : path.group(2) == null ? null
-                    : switch (path.group(2)) {
-                        case "/secret" -> AuditLog.TRIGGER_ROTATE_SECRET;
-                        case "/hold" -> AuditLog.TRIGGER_HOLD;
-                        default -> AuditLog.TRIGGER_RELEASE;
-                    };
+            case "POST" -> path.group(1) == null
+                    ? AuditLog.TRIGGER_CREATE
+                    : path.group(2) == null
+                            ? null
+                            : switch (path.group(2)) {
+                                case "/secret" -> AuditLog.TRIGGER_ROTATE_SECRET;
+                                case "/hold" -> AuditLog.TRIGGER_HOLD;
+                                default -> AuditLog.TRIGGER_RELEASE;
+                            };
             case "PUT" -> one ? AuditLog.TRIGGER_REPLACE : null;
             case "DELETE" -> one ? AuditLog.TRIGGER_DELETE : null;
             default -> null;

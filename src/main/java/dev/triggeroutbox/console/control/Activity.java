@@ -93,7 +93,8 @@ public class Activity {
         Map<String, Line> lines = new HashMap<>();
         for (Counts.Live l : snapshot.live()) {
             String key = by.of(l.group());
-            lines.merge(key, new Line(key, l.pending() + l.scheduled() + l.held(), l.inFlight(), l.dead(), 0, 0, 0), Line::plus);
+            lines.merge(key, new Line(key, l.pending() + l.scheduled() + l.held(), l.inFlight(), l.dead(), 0, 0, 0),
+                    Line::plus);
         }
         snapshot.lastHour().forEach((group, f) -> {
             String key = by.of(group);

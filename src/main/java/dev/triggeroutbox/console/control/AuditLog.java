@@ -64,7 +64,7 @@ public class AuditLog implements HousekeepingJob {
                 INSERT INTO admin_audit (principal, action, target_ids, filter, affected)
                 VALUES (?, ?, ?, ?::jsonb, ?)                  -- who, what, ids, filter, count
                 """, p -> p.text(principal).text(action).array("uuid", targets.toArray())
-                        .text(filter == null ? null : filter.toString()).integer(affected));
+                .text(filter == null ? null : filter.toString()).integer(affected));
     }
 
     /** The oldest entries past the retention go, a chunk at a time. */
@@ -81,7 +81,8 @@ public class AuditLog implements HousekeepingJob {
     }
 
     /** One admin action; {@code filter} is the stored JSON text of the filter it applied (null: none). */
-    public record Entry(long id, OffsetDateTime at, String principal, String action, List<UUID> targetIds, String filter,
+    public record Entry(long id, OffsetDateTime at, String principal, String action, List<UUID> targetIds,
+            String filter,
             int affected) {
     }
 

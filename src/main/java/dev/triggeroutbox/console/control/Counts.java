@@ -68,7 +68,8 @@ public class Counts {
     }
 
     /** Rows of one group in {@code outbox} and {@code dead_letters}; oldest due age 0 when none is due; {@code held}: parked by a hold. */
-    public record Live(Group group, long pending, long scheduled, long inFlight, double oldestDueSeconds, long dead, long held) {
+    public record Live(Group group, long pending, long scheduled, long inFlight, double oldestDueSeconds, long dead,
+            long held) {
     }
 
     /** Rows of one minute (or, per group, of the breakdowns' hour) that the history shows finished. */
@@ -125,8 +126,11 @@ public class Counts {
                     UNION ALL
                     SELECT NULL, NULL, 0, 0, 0, 0, 0, now(), 0        -- the clock, when both tables are empty
                     """, Jdbc.Binder.NONE, rs -> new Measured(rs.getObject(8, OffsetDateTime.class).toInstant(),
-                    rs.getString(2) == null ? null : new Live(new Group(rs.getObject(1, UUID.class), rs.getString(2)),
-                            rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getDouble(6), rs.getLong(7), rs.getLong(9))));
+                    rs.getString(2) == null
+                            ? null
+                            : new Live(new Group(rs.getObject(1, UUID.class), rs.getString(2)),
+                                    rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getDouble(6), rs.getLong(7),
+                                    rs.getLong(9))));
             Instant asOf = rows.get(rows.size() - 1).asOf();
             return history(con, asOf, rows.stream().map(Measured::live).filter(Objects::nonNull).toList());
         });
@@ -171,7 +175,9 @@ public class Counts {
         Map<Group, Finished> lastHour = new HashMap<>();
         Finished none = new Finished(0, 0, 0, 0);
         for (long m = first; m <= now; m++) {
-            Map<Group, long[]> groups = m <= settles ? settled.getOrDefault(m, Map.of()) : fresh.getOrDefault(m, Map.of());
+            Map<Group, long[]> groups = m <= settles
+                    ? settled.getOrDefault(m, Map.of())
+                    : fresh.getOrDefault(m, Map.of());
             Finished sum = none;
             for (Map.Entry<Group, long[]> e : groups.entrySet()) {
                 sum = sum.plus(e.getValue());

@@ -29,7 +29,9 @@ public record DeadLetterFilter(AppId app, SourceKind kind, String errorText, Tri
 
     /** The condition on {@code dead_letters} columns: only the filters given. */
     Where where() {
-        String like = errorText == null ? null : errorText.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+        String like = errorText == null
+                ? null
+                : errorText.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
         return new Where()
                 .uuid("app_id = ?", app == null ? null : app.value())
                 .text("source_kind = ?", kind == null ? null : kind.wire())

@@ -87,7 +87,8 @@ public class DeadLetters {
                 ORDER BY dead_at DESC, id DESC
                 """.formatted(where.sql());
         // a row that does not fit is read without its payload (null); it and the extra row only say that another page exists
-        List<DeadLetter> read = jdbc.list(sql, p -> p.bigint(maxPayloadBytes).bigint(maxPayloadBytes).where(where).integer(limit + 1),
+        List<DeadLetter> read = jdbc.list(sql,
+                p -> p.bigint(maxPayloadBytes).bigint(maxPayloadBytes).where(where).integer(limit + 1),
                 rs -> rs.getBoolean("fits") ? summary(rs) : null);
         List<DeadLetter> items = read.stream().takeWhile(Objects::nonNull).limit(limit).toList();
         DeadLetter last = items.size() < read.size() ? items.get(items.size() - 1) : null;
@@ -108,16 +109,20 @@ public class DeadLetters {
             String targetType = rs.getString("target_type");
             return new KeptDeadLetter(summary(rs), ScriptId.ofNullable(rs.getObject("script_id", UUID.class)),
                     rs.getObject("reply_to", UUID.class), rs.getString("origin_principal"), rs.getString("dead_by"),
-                    (Integer) rs.getObject("max_attempts"), targetType == null ? null
-                            : new KeptDeadLetter.Target(targetType, rs.getString("target"), rs.getBoolean("trigger_enabled")));
+                    (Integer) rs.getObject("max_attempts"), targetType == null
+                            ? null
+                            : new KeptDeadLetter.Target(targetType, rs.getString("target"),
+                                    rs.getBoolean("trigger_enabled")));
         });
     }
 
     private static DeadLetter summary(ResultSet rs) throws SQLException {
-        return new DeadLetter(new OutboxId(rs.getObject("id", UUID.class)), new AppId(rs.getObject("app_id", UUID.class)),
+        return new DeadLetter(new OutboxId(rs.getObject("id", UUID.class)),
+                new AppId(rs.getObject("app_id", UUID.class)),
                 rs.getString("source_kind"), rs.getInt("attempt_count"), rs.getInt("trigger_depth"),
                 rs.getString("last_error"), rs.getObject("created_at", OffsetDateTime.class),
-                rs.getObject("dead_at", OffsetDateTime.class), TriggerId.ofNullable(rs.getObject("trigger_id", UUID.class)),
+                rs.getObject("dead_at", OffsetDateTime.class),
+                TriggerId.ofNullable(rs.getObject("trigger_id", UUID.class)),
                 ExecutionId.ofNullable(rs.getObject("root_execution_id", UUID.class)), rs.getString("ordering_key"),
                 rs.getString("payload"));
     }
@@ -195,7 +200,8 @@ public class DeadLetters {
                 rs -> new DeadLetterGroup(new AppId(rs.getObject("app_id", UUID.class)),
                         TriggerId.ofNullable(rs.getObject("trigger_id", UUID.class)), rs.getString("source_kind"),
                         rs.getString("error_group"), rs.getLong("n"), rs.getObject("first_seen", OffsetDateTime.class),
-                        rs.getObject("last_seen", OffsetDateTime.class), new OutboxId(rs.getObject("sample_id", UUID.class)),
+                        rs.getObject("last_seen", OffsetDateTime.class),
+                        new OutboxId(rs.getObject("sample_id", UUID.class)),
                         rs.getString("sample_error")));
         boolean more = read.size() > limit;
         return new Groups(more ? List.copyOf(read.subList(0, limit)) : read,
@@ -213,7 +219,8 @@ public class DeadLetters {
                 DELETE FROM dead_letters d USING picked WHERE d.id = picked.id
                 RETURNING d.id
                 """;
-        return taken(con -> Jdbc.list(con, sql, p -> p.where(where).integer(limit), rs -> rs.getObject(1, UUID.class)), where);
+        return taken(con -> Jdbc.list(con, sql, p -> p.where(where).integer(limit), rs -> rs.getObject(1, UUID.class)),
+                where);
     }
 
     /** Runs a bulk statement that answers the ids it took, and looks on its connection whether dead letters that match are left. */

@@ -90,11 +90,14 @@ public class Lanes {
      */
     @Transactional(Transactional.TxType.REQUIRED)
     public Optional<Acted> retry(UUID lane, String orderingKey, String by) {
-        Optional<UUID> blockedBy = jdbc.first("SELECT dead_letter_id FROM lane_blocks WHERE lane = ? AND ordering_key = ? FOR UPDATE",
+        Optional<UUID> blockedBy = jdbc.first(
+                "SELECT dead_letter_id FROM lane_blocks WHERE lane = ? AND ordering_key = ? FOR UPDATE",
                 p -> p.uuid(lane).text(orderingKey), rs -> rs.getObject(1, UUID.class));
         if (blockedBy.isPresent()) {
             UUID head = blockedBy.get();
-            return deadLetters.replay(new OutboxId(head), by) ? Optional.of(new Acted("blocked", head)) : Optional.empty();
+            return deadLetters.replay(new OutboxId(head), by)
+                    ? Optional.of(new Acted("blocked", head))
+                    : Optional.empty();
         }
         return jdbc.first("""
                 UPDATE outbox o SET next_attempt_at = now()

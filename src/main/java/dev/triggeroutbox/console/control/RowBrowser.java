@@ -29,7 +29,8 @@ public class RowBrowser {
     }
 
     /** One row as listed; {@code at} is the time the list is ordered by. */
-    public record Listed(UUID id, UUID appId, UUID triggerId, String sourceKind, String status, int attempts, String lastError,
+    public record Listed(UUID id, UUID appId, UUID triggerId, String sourceKind, String status, int attempts,
+            String lastError,
             String orderingKey, OffsetDateTime createdAt, OffsetDateTime at) {
     }
 
@@ -48,7 +49,8 @@ public class RowBrowser {
                 .text("source_kind = ?", f.kind())
                 .timestamp(at + " >= ?", f.from())
                 .timestamp(at + " < ?", f.to())
-                .and(after != null, "(%s, %s) < (?, ?)".formatted(at, id), p -> p.timestamp(after.at()).uuid(after.id()));
+                .and(after != null, "(%s, %s) < (?, ?)".formatted(at, id),
+                        p -> p.timestamp(after.at()).uuid(after.id()));
     }
 
     public Page page(Filter f, int limit, PageCursor after) {
@@ -90,7 +92,8 @@ public class RowBrowser {
                     LIMIT ?
                     """.formatted(where.sql());
         } else {
-            throw new IllegalArgumentException("no such list: " + f.status() + (f.orderingKey() != null ? " with an ordering key" : ""));
+            throw new IllegalArgumentException(
+                    "no such list: " + f.status() + (f.orderingKey() != null ? " with an ordering key" : ""));
         }
         // one more than a page: whether there is a next
         List<Listed> items = jdbc.list(sql, p -> p.where(where).where(outer).integer(limit + 1),

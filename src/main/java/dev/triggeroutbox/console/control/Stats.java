@@ -16,7 +16,8 @@ public class Stats {
     /** Rows in the outbox by state, and dead letters. */
     public record Waiting(long pending, long scheduled, long inFlight, long dead, long held) {
         Waiting plus(Counts.Live l) {
-            return new Waiting(pending + l.pending(), scheduled + l.scheduled(), inFlight + l.inFlight(), dead + l.dead(),
+            return new Waiting(pending + l.pending(), scheduled + l.scheduled(), inFlight + l.inFlight(),
+                    dead + l.dead(),
                     held + l.held());
         }
     }

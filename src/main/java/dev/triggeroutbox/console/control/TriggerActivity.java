@@ -43,7 +43,8 @@ public class TriggerActivity {
                   AND finished_at > now() - interval '1 hour'                   -- the last hour's partitions only
                 GROUP BY trigger_id
                 """;
-        jdbc.list(sql, p -> p.array("uuid", triggers.toArray(UUID[]::new)), rs -> byTrigger.put(rs.getObject(1, UUID.class),
+        jdbc.list(sql, p -> p.array("uuid", triggers.toArray(UUID[]::new)), rs -> byTrigger.put(
+                rs.getObject(1, UUID.class),
                 new LastHour(rs.getLong(2), rs.getLong(3), (Double) rs.getObject(4), (Double) rs.getObject(5))));
         return byTrigger;
     }

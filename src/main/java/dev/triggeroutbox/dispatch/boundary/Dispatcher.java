@@ -181,8 +181,9 @@ public class Dispatcher {
             }
             if (!standingIn && timerTicked) { // before the timer's first tick (a slow boot) it stands in quietly
                 standingIn = true;
-                LOG.warning(() -> "the dispatcher's EJB timer has not ticked for " + TimeUnit.NANOSECONDS.toMillis(silent)
-                        + " ms (was the clock stepped back?); ticking on the monotonic clock until it does");
+                LOG.warning(
+                        () -> "the dispatcher's EJB timer has not ticked for " + TimeUnit.NANOSECONDS.toMillis(silent)
+                                + " ms (was the clock stepped back?); ticking on the monotonic clock until it does");
             }
             tickOnce(bound);
         }
@@ -208,10 +209,12 @@ public class Dispatcher {
             return;
         }
         try {
-            timer = timers.createSingleActionTimer(settings.pollIntervalMillis(), new TimerConfig("outbox-dispatcher", false));
+            timer = timers.createSingleActionTimer(settings.pollIntervalMillis(),
+                    new TimerConfig("outbox-dispatcher", false));
         } catch (RuntimeException e) { // the bean is being undeployed: the watchdog ticks until it has stopped
             if (!stopping) {
-                LOG.log(Level.WARNING, "the dispatcher's next timer tick could not be set; the watchdog ticks instead", e);
+                LOG.log(Level.WARNING, "the dispatcher's next timer tick could not be set; the watchdog ticks instead",
+                        e);
             }
         }
     }
@@ -249,7 +252,8 @@ public class Dispatcher {
                 recoverLeases();
                 Holds.Settled settled = holds.settle();
                 if (settled.parked() + settled.unparked() > 0) {
-                    LOG.fine(() -> settled.parked() + " held row(s) parked, " + settled.unparked() + " released row(s) put back");
+                    LOG.fine(() -> settled.parked() + " held row(s) parked, " + settled.unparked()
+                            + " released row(s) put back");
                 }
             }
             if (cronEnabled) {
@@ -290,7 +294,8 @@ public class Dispatcher {
      */
     private void recoverLeases() throws SQLException {
         long now = System.nanoTime();
-        long every = TimeUnit.MILLISECONDS.toNanos(Math.max(settings.pollIntervalMillis(), Math.min(settings.leaseMillis() / 4, 5_000)));
+        long every = TimeUnit.MILLISECONDS
+                .toNanos(Math.max(settings.pollIntervalMillis(), Math.min(settings.leaseMillis() / 4, 5_000)));
         boolean whole = recoveredUpTo == null || now - lastRecovery >= every;
         Claims.Recovered recovered = claims.recoverExpiredLeases(RECOVER_LIMIT, whole ? null : recoveredUpTo);
         if (whole) {

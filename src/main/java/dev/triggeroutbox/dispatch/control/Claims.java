@@ -190,7 +190,8 @@ public class Claims {
      * What this node may claim now: apps and triggers at their share (passed over), the room of those with
      * deliveries in flight, and the room of the others.
      */
-    public record Room(List<UUID> fullApps, List<UUID> fullTriggers, Map<UUID, Integer> apps, Map<UUID, Integer> triggers,
+    public record Room(List<UUID> fullApps, List<UUID> fullTriggers, Map<UUID, Integer> apps,
+            Map<UUID, Integer> triggers,
             int appRoom, int triggerRoom) {
     }
 
@@ -228,7 +229,8 @@ public class Claims {
     @Transactional(TxType.NOT_SUPPORTED)
     public Claim claim(String node, ClaimToken token, int limit, long leaseMillis, OffsetDateTime from, Room room)
             throws SQLException {
-        try (Connection con = ownTransaction(dataSource.getConnection()); PreparedStatement ps = con.prepareStatement(CLAIM)) {
+        try (Connection con = ownTransaction(dataSource.getConnection());
+                PreparedStatement ps = con.prepareStatement(CLAIM)) {
             bind(ps, node, token, limit, leaseMillis, from, room);
             try (ResultSet rs = ps.executeQuery()) {
                 List<ClaimedRow> rows = new ArrayList<>(limit);
@@ -275,7 +277,8 @@ public class Claims {
         return limit + Math.max(1, limit / 2);
     }
 
-    private static int rooms(Connection con, PreparedStatement ps, int i, Map<UUID, Integer> rooms) throws SQLException {
+    private static int rooms(Connection con, PreparedStatement ps, int i, Map<UUID, Integer> rooms)
+            throws SQLException {
         ps.setArray(i, uuids(con, rooms.keySet().toArray(UUID[]::new)));
         ps.setArray(i + 1, con.createArrayOf("integer", rooms.values().toArray(Integer[]::new)));
         return i + 2;
@@ -283,10 +286,12 @@ public class Claims {
 
     private static ClaimedRow toClaimedRow(ResultSet rs) throws SQLException {
         String targetType = rs.getString("target_type");
-        ClaimedRow.TriggerTarget trigger = targetType == null ? null
+        ClaimedRow.TriggerTarget trigger = targetType == null
+                ? null
                 : new ClaimedRow.TriggerTarget(targetType, rs.getString("target"), rs.getString("secret"),
                         (Integer) rs.getObject("trigger_max_attempts"),
-                        rs.getString("previous_secret"), rs.getObject("previous_secret_expires_at", OffsetDateTime.class),
+                        rs.getString("previous_secret"),
+                        rs.getObject("previous_secret_expires_at", OffsetDateTime.class),
                         rs.getString("target_key"));
         return new ClaimedRow(
                 new OutboxId(rs.getObject("id", UUID.class)),
@@ -404,7 +409,8 @@ public class Claims {
         return counts;
     }
 
-    private static Map<String, Integer> complete(Connection con, String node, BatchOutcome outcome) throws SQLException {
+    private static Map<String, Integer> complete(Connection con, String node, BatchOutcome outcome)
+            throws SQLException {
         String sql = """
                 WITH done AS (
                     DELETE FROM outbox o
@@ -440,16 +446,20 @@ public class Claims {
             ps.setArray(2, uuids(con, rows.stream().map(r -> r.token().value()).toArray(UUID[]::new)));
             ps.setString(3, node);
             // statuses only of the rows that have one (webhooks): a handler drain passes two empty arrays
-            List<BatchOutcome.Delivered> answered = rows.stream().filter(r -> r.attempt().httpStatus() != null).toList();
+            List<BatchOutcome.Delivered> answered = rows.stream().filter(r -> r.attempt().httpStatus() != null)
+                    .toList();
             ps.setArray(4, uuids(con, answered.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
-            ps.setArray(5, con.createArrayOf("integer", answered.stream().map(r -> r.attempt().httpStatus()).toArray(Integer[]::new)));
+            ps.setArray(5, con.createArrayOf("integer",
+                    answered.stream().map(r -> r.attempt().httpStatus()).toArray(Integer[]::new)));
             ps.setArray(6, uuids(con, outcome.replies().stream().map(r -> r.id().value()).toArray(UUID[]::new)));
-            ps.setArray(7, con.createArrayOf("text", outcome.replies().stream().map(BatchOutcome.Reply::body).toArray(String[]::new)));
+            ps.setArray(7, con.createArrayOf("text",
+                    outcome.replies().stream().map(BatchOutcome.Reply::body).toArray(String[]::new)));
             return byKind(ps);
         }
     }
 
-    private static Map<String, Integer> reschedule(Connection con, List<BatchOutcome.Retry> retries) throws SQLException {
+    private static Map<String, Integer> reschedule(Connection con, List<BatchOutcome.Retry> retries)
+            throws SQLException {
         String sql = """
                 WITH r AS (
                     SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::text[], ?::int[], ?::text[])  -- 1..6
@@ -480,10 +490,14 @@ public class Claims {
         try (PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, uuids(con, retries.stream().map(r -> r.id().value()).toArray(UUID[]::new)));
             ps.setArray(2, uuids(con, retries.stream().map(r -> r.token().value()).toArray(UUID[]::new)));
-            ps.setArray(3, con.createArrayOf("bigint", retries.stream().map(BatchOutcome.Retry::delayMillis).toArray(Long[]::new)));
-            ps.setArray(4, con.createArrayOf("text", retries.stream().map(BatchOutcome.Retry::error).toArray(String[]::new)));
-            ps.setArray(5, con.createArrayOf("integer", retries.stream().map(r -> r.attempt().httpStatus()).toArray(Integer[]::new)));
-            ps.setArray(6, con.createArrayOf("text", retries.stream().map(r -> r.attempt().answer()).toArray(String[]::new)));
+            ps.setArray(3, con.createArrayOf("bigint",
+                    retries.stream().map(BatchOutcome.Retry::delayMillis).toArray(Long[]::new)));
+            ps.setArray(4,
+                    con.createArrayOf("text", retries.stream().map(BatchOutcome.Retry::error).toArray(String[]::new)));
+            ps.setArray(5, con.createArrayOf("integer",
+                    retries.stream().map(r -> r.attempt().httpStatus()).toArray(Integer[]::new)));
+            ps.setArray(6,
+                    con.createArrayOf("text", retries.stream().map(r -> r.attempt().answer()).toArray(String[]::new)));
             return byKind(ps);
         }
     }
@@ -591,10 +605,14 @@ public class Claims {
         try (PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setArray(1, uuids(con, dead.stream().map(d -> d.id().value()).toArray(UUID[]::new)));
             ps.setArray(2, uuids(con, dead.stream().map(d -> d.token().value()).toArray(UUID[]::new)));
-            ps.setArray(3, con.createArrayOf("text", dead.stream().map(BatchOutcome.Dead::error).toArray(String[]::new)));
-            ps.setArray(4, con.createArrayOf("boolean", dead.stream().map(BatchOutcome.Dead::disableTrigger).toArray(Boolean[]::new)));
-            ps.setArray(5, con.createArrayOf("integer", dead.stream().map(d -> d.attempt().httpStatus()).toArray(Integer[]::new)));
-            ps.setArray(6, con.createArrayOf("text", dead.stream().map(d -> d.attempt().answer()).toArray(String[]::new)));
+            ps.setArray(3,
+                    con.createArrayOf("text", dead.stream().map(BatchOutcome.Dead::error).toArray(String[]::new)));
+            ps.setArray(4, con.createArrayOf("boolean",
+                    dead.stream().map(BatchOutcome.Dead::disableTrigger).toArray(Boolean[]::new)));
+            ps.setArray(5, con.createArrayOf("integer",
+                    dead.stream().map(d -> d.attempt().httpStatus()).toArray(Integer[]::new)));
+            ps.setArray(6,
+                    con.createArrayOf("text", dead.stream().map(d -> d.attempt().answer()).toArray(String[]::new)));
             ps.setString(7, node);
             ps.setString(8, node);
             return byKind(ps);
@@ -642,7 +660,8 @@ public class Claims {
                 )""".formatted(TOOK) + CANCELLED + """
                 SELECT (SELECT count(*) FROM recovered) + (SELECT count(*) FROM cancelled), now()
                 """;
-        try (Connection con = ownTransaction(dataSource.getConnection()); PreparedStatement ps = con.prepareStatement(sql)) {
+        try (Connection con = ownTransaction(dataSource.getConnection());
+                PreparedStatement ps = con.prepareStatement(sql)) {
             ps.setObject(1, after == null ? SCAN_FROM_START : after);
             ps.setInt(2, limit);
             try (ResultSet rs = ps.executeQuery()) {

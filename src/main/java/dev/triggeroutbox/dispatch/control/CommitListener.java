@@ -88,8 +88,9 @@ public class CommitListener {
             try (Connection con = dataSource.getConnection()) {
                 Channel channel = Channel.on(con);
                 if (channel == null) {
-                    LOG.warning("the outbox datasource is not PostgreSQL's JDBC driver: commits on other nodes wake this"
-                            + " node at its poll only");
+                    LOG.warning(
+                            "the outbox datasource is not PostgreSQL's JDBC driver: commits on other nodes wake this"
+                                    + " node at its poll only");
                     return;
                 }
                 execute(con, "LISTEN " + CHANNEL);
@@ -111,8 +112,10 @@ public class CommitListener {
                 if (!lost) {
                     lost = true;
                     lostAt = System.nanoTime();
-                    LOG.log(Level.WARNING, "lost the connection that listens for commits on other nodes (" + e.getMessage()
-                            + "); until it is back their rows wait for this node's poll", e);
+                    LOG.log(Level.WARNING,
+                            "lost the connection that listens for commits on other nodes (" + e.getMessage()
+                                    + "); until it is back their rows wait for this node's poll",
+                            e);
                 }
                 LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(retry));
                 retry = Math.min(2 * retry, LAST_RETRY_MILLIS);

@@ -89,7 +89,8 @@ public class DeliveryHistory implements HousekeepingJob {
     private static boolean step(Connection con, Duration retention) throws SQLException {
         try (Statement st = con.createStatement()) {
             st.execute("SET LOCAL lock_timeout = " + DDL_LOCK_TIMEOUT.toMillis()); // milliseconds, a number we made
-            try (ResultSet rs = st.executeQuery("SELECT pg_try_advisory_xact_lock(hashtext('delivery_history partitions'))")) {
+            try (ResultSet rs = st
+                    .executeQuery("SELECT pg_try_advisory_xact_lock(hashtext('delivery_history partitions'))")) {
                 rs.next();
                 if (!rs.getBoolean(1)) {
                     return false;
@@ -105,7 +106,8 @@ public class DeliveryHistory implements HousekeepingJob {
                 // names and bounds made by HistoryPartitions from instants: digits only;
                 // made apart, then attached: ATTACH locks the table only against other DDL, where
                 // CREATE … PARTITION OF would lock out every writer
-                st.execute("CREATE TABLE " + c.name() + " (LIKE delivery_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
+                st.execute("CREATE TABLE " + c.name()
+                        + " (LIKE delivery_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
                 st.execute("ALTER TABLE delivery_history ATTACH PARTITION " + c.name()
                         + " FOR VALUES FROM ('" + c.from() + "') TO ('" + c.to() + "')");
             }
@@ -119,7 +121,8 @@ public class DeliveryHistory implements HousekeepingJob {
         }
         Clock clock = Jdbc.first(con, "SELECT now(), (SELECT max(finished_at) FROM delivery_history_default)",
                 Jdbc.Binder.NONE, rs -> new Clock(rs.getObject(1, OffsetDateTime.class).toInstant(),
-                        instant(rs.getObject(2, OffsetDateTime.class)))).orElseThrow();
+                        instant(rs.getObject(2, OffsetDateTime.class))))
+                .orElseThrow();
         String sql = """
                 SELECT c.relname,
                        substring(b.bound FROM 'FROM \\(''([^'']+)''\\)')::timestamptz,   -- NULL for MINVALUE
@@ -129,7 +132,8 @@ public class DeliveryHistory implements HousekeepingJob {
                 WHERE i.inhparent = 'delivery_history'::regclass AND b.bound <> 'DEFAULT'
                 """;
         List<HistoryPartitions.Range> ranges = Jdbc.list(con, sql, Jdbc.Binder.NONE, rs -> new HistoryPartitions.Range(
-                rs.getString(1), instant(rs.getObject(2, OffsetDateTime.class)), instant(rs.getObject(3, OffsetDateTime.class))));
+                rs.getString(1), instant(rs.getObject(2, OffsetDateTime.class)),
+                instant(rs.getObject(3, OffsetDateTime.class))));
         return new HistoryPartitions.Layout(clock.now(), ranges, clock.newestInDefault());
     }
 

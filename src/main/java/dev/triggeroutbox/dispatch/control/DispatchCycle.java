@@ -105,8 +105,6 @@ public class DispatchCycle {
         deadlines.shutdownNow();
     }
 
-
-
     /** Rows in flight on this node now (each holds a permit from its claim until it is finished); for the node heartbeat. */
     public int inFlight() {
         return Math.max(0, settings.concurrency() - permits.availablePermits());
@@ -136,7 +134,8 @@ public class DispatchCycle {
         }
         Claims.Claim claim;
         try {
-            claim = claims.claim(node, token, limit, settings.leaseMillis(), cursor == null ? null : cursor.dueAt(), room);
+            claim = claims.claim(node, token, limit, settings.leaseMillis(), cursor == null ? null : cursor.dueAt(),
+                    room);
         } catch (SQLException | RuntimeException e) {
             permits.release(limit);
             throw e;
@@ -188,7 +187,8 @@ public class DispatchCycle {
     private void deliver(String node, ClaimToken token, List<ClaimedRow> claimed) {
         long claimedAt = System.nanoTime();
         // a delivery that starts later than this could not end within the lease: it is given back unstarted
-        long startBy = claimedAt + TimeUnit.MILLISECONDS.toNanos(Math.max(0, settings.finishWithinMillis() - settings.deliveryTimeoutMillis()));
+        long startBy = claimedAt + TimeUnit.MILLISECONDS
+                .toNanos(Math.max(0, settings.finishWithinMillis() - settings.deliveryTimeoutMillis()));
         Batch batch = new Batch(claimed.size());
         for (ClaimedRow claimedRow : claimed) {
             ClaimedRow row = claimedRow.startingBy(startBy);
@@ -221,7 +221,8 @@ public class DispatchCycle {
             deliveries = new java.util.ArrayList<>(rows);
             left = new AtomicInteger(rows);
             running.add(this);
-            deadline = deadlines.schedule(() -> end(new TimeoutException()), settings.finishWithinMillis(), TimeUnit.MILLISECONDS);
+            deadline = deadlines.schedule(() -> end(new TimeoutException()), settings.finishWithinMillis(),
+                    TimeUnit.MILLISECONDS);
         }
 
         CompletableFuture<DeliveryResult> add(CompletableFuture<DeliveryResult> delivery) {
@@ -265,12 +266,15 @@ public class DispatchCycle {
         try {
             return targets.deliver(row, maxAttempts, Duration.ofMillis(settings.deliveryTimeoutMillis()));
         } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(DeliveryResult.failed("delivery could not start: " + e.getMessage()));
+            return CompletableFuture
+                    .completedFuture(DeliveryResult.failed("delivery could not start: " + e.getMessage()));
         }
     }
 
     private DeliveryResult asFailure(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause()
+                : failure;
         if (cause instanceof TimeoutException) {
             return DeliveryResult.failed("delivery timed out after " + settings.deliveryTimeoutMillis() + " ms");
         }

@@ -139,7 +139,8 @@ public class DispatchSettings {
                 bound -> ThreadLocalRandom.current().nextLong(bound));
         node = nodeName.filter(n -> !n.isBlank()).orElseGet(DispatchSettings::defaultNodeName);
         LOG.info(() -> "outbox dispatcher settings: node=" + node + " poll=" + pollIntervalMillis + "ms batch="
-                + batchSize + " concurrency=" + concurrency + " perApp=" + appShare + " perTrigger=" + triggerShare + " lease=" + leaseMillis + "ms timeout="
+                + batchSize + " concurrency=" + concurrency + " perApp=" + appShare + " perTrigger=" + triggerShare
+                + " lease=" + leaseMillis + "ms timeout="
                 + deliveryTimeoutMillis + "ms maxAttempts=" + maxAttempts + " notify=" + notify);
     }
 

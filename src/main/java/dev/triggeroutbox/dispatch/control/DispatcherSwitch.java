@@ -17,7 +17,8 @@ public class DispatcherSwitch {
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public boolean paused() {
-        return jdbc.first("SELECT paused FROM dispatcher_state", Jdbc.Binder.NONE, rs -> rs.getBoolean(1)).orElse(false);
+        return jdbc.first("SELECT paused FROM dispatcher_state", Jdbc.Binder.NONE, rs -> rs.getBoolean(1))
+                .orElse(false);
     }
 
     @Transactional(Transactional.TxType.REQUIRED)

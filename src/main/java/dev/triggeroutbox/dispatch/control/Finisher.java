@@ -71,7 +71,7 @@ public class Finisher {
 
     private final LinkedBlockingQueue<Ended> ended = new LinkedBlockingQueue<>();
     /** Told how many rows a window finished, so their permits go back ({@link DispatchCycle}); set once at its start. */
-    private volatile IntConsumer finishedRows = rows -> { };
+    private volatile IntConsumer finishedRows = rows -> {};
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean closed;
 

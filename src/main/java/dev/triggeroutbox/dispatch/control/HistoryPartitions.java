@@ -28,7 +28,8 @@ final class HistoryPartitions {
     static final Duration AHEAD_OF_DAYS = Duration.ofDays(3);
     static final Duration AHEAD_OF_HOURS = Duration.ofDays(1);
 
-    private static final DateTimeFormatter NAME = DateTimeFormatter.ofPattern("'delivery_history_p'yyyyMMdd'_'HHmm").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter NAME = DateTimeFormatter.ofPattern("'delivery_history_p'yyyyMMdd'_'HHmm")
+            .withZone(ZoneOffset.UTC);
 
     /** One range partition; {@code from} null is MINVALUE (the table from before V11). */
     record Range(String name, Instant from, Instant to) {

@@ -62,7 +62,8 @@ public class Housekeeping {
                 outage.failed(e);
                 more = false; // tried again on its cadence, not on every tick
             }
-            dueAt.put(p.table(), more ? System.nanoTime() : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(p.everyMillis()));
+            dueAt.put(p.table(),
+                    more ? System.nanoTime() : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(p.everyMillis()));
         }
     }
 

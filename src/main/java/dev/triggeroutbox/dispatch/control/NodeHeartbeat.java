@@ -69,12 +69,12 @@ public class NodeHeartbeat {
                         in_flight = excluded.in_flight, paused = excluded.paused, poll_ms = excluded.poll_ms
                     RETURNING started_at, (extract(epoch FROM clock_timestamp()) * 1000)::bigint
                     """, p -> p.text(settings.nodeName()).timestamp(startedAt).integer(cycle.inFlight()).bool(paused)
-                            .bigint(settings.pollIntervalMillis()), rs -> {
-                long after = System.nanoTime();
-                startedAt = rs.getObject(1, OffsetDateTime.class);
-                databaseClock.observed(rs.getLong(2), before, after);
-                return startedAt;
-            });
+                    .bigint(settings.pollIntervalMillis()), rs -> {
+                        long after = System.nanoTime();
+                        startedAt = rs.getObject(1, OffsetDateTime.class);
+                        databaseClock.observed(rs.getLong(2), before, after);
+                        return startedAt;
+                    });
         });
         if (first || now - lastForget >= FORGET_EVERY_NANOS) {
             lastForget = now;

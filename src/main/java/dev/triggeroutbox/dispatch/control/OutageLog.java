@@ -31,7 +31,8 @@ public final class OutageLog {
             log.log(Level.WARNING, what + " failed: " + e.getMessage(), e);
         } else if (now - lastLoggedAt >= REPEAT_MILLIS) {
             lastLoggedAt = now;
-            log.warning(what + " still failing (" + failures + " times in " + (now - firstAt) / 1000 + " s): " + e.getMessage());
+            log.warning(what + " still failing (" + failures + " times in " + (now - firstAt) / 1000 + " s): "
+                    + e.getMessage());
         }
     }
 

@@ -78,7 +78,8 @@ public class ShutdownDrain {
         DispatchCounters.Totals done = counters.totals().since(before);
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         int cutShort = cut;
-        LOG.info(() -> "dispatcher stopped: " + inFlight + " row(s) in flight; finished " + done.delivered() + " delivered, "
+        LOG.info(() -> "dispatcher stopped: " + inFlight + " row(s) in flight; finished " + done.delivered()
+                + " delivered, "
                 + done.retried() + " to retry (" + cutShort + " of them cut short by the end of the grace), "
                 + done.dead() + " dead-lettered; released " + done.released() + " never started (attempt given back); "
                 + done.fenced() + " fenced; " + left + " left to their lease; in " + tookMillis + " ms");

@@ -22,7 +22,9 @@ public final class BatchOutcome {
         public static final Attempt PLAIN = new Attempt(null, null);
 
         public Attempt {
-            answer = answer == null ? null : storable(answer.length() <= ANSWER_CHARS ? answer : answer.substring(0, ANSWER_CHARS));
+            answer = answer == null
+                    ? null
+                    : storable(answer.length() <= ANSWER_CHARS ? answer : answer.substring(0, ANSWER_CHARS));
         }
     }
 

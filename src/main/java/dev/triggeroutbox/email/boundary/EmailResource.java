@@ -76,7 +76,8 @@ public class EmailResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Transactional(rollbackOn = Exception.class)
-    public Response parsed(@PathParam("appId") String appId, @HeaderParam("Idempotency-Key") String key, JsonValue body) {
+    public Response parsed(@PathParam("appId") String appId, @HeaderParam("Idempotency-Key") String key,
+            JsonValue body) {
         AppId app = app(appId);
         return publish(app, key, JsonMail.read(body));
     }
@@ -91,7 +92,8 @@ public class EmailResource {
         String payload = limits.payloadText(mail.toJson(), null);
         // the fingerprint is the event, so a retry of either form with the same key replays
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), payload, () -> {
-            return Payloads.published(outbox.publish(app, SourceKind.EMAIL, payload, Callers.name(caller), null, 0, null));
+            return Payloads
+                    .published(outbox.publish(app, SourceKind.EMAIL, payload, Callers.name(caller), null, 0, null));
         }).toResponse();
     }
 }

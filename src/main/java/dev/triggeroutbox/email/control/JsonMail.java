@@ -17,7 +17,8 @@ import java.util.Set;
  */
 public final class JsonMail {
 
-    static final Set<String> FIELDS = Set.of("from", "to", "cc", "subject", "text", "html", "date", "messageId", "attachments");
+    static final Set<String> FIELDS = Set.of("from", "to", "cc", "subject", "text", "html", "date", "messageId",
+            "attachments");
     static final Set<String> ATTACHMENT_FIELDS = Set.of("filename", "contentType", "size");
 
     private JsonMail() {
@@ -44,11 +45,13 @@ public final class JsonMail {
                 a.error("contentType", "must be a media type, e.g. application/pdf");
             }
             if (contentType != null && size != null) {
-                attachments.add(new InboundMail.Attachment(filename, contentType.toLowerCase(java.util.Locale.ROOT), size));
+                attachments.add(
+                        new InboundMail.Attachment(filename, contentType.toLowerCase(java.util.Locale.ROOT), size));
             }
         }
         b.validate();
-        return new InboundMail(from, to, cc == null ? List.of() : cc, subject, date, messageId, text, html, attachments);
+        return new InboundMail(from, to, cc == null ? List.of() : cc, subject, date, messageId, text, html,
+                attachments);
     }
 
     private static List<String> addresses(JsonBody b, String field, List<String> values) {

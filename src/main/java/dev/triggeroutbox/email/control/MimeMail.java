@@ -71,7 +71,8 @@ public final class MimeMail {
         final List<InboundMail.Attachment> attachments = new ArrayList<>();
     }
 
-    private static void walk(Part p, Parts found, int depth) throws MessagingException, IOException, MalformedMailException {
+    private static void walk(Part p, Parts found, int depth)
+            throws MessagingException, IOException, MalformedMailException {
         if (depth > MAX_DEPTH) {
             throw new MalformedMailException("multipart nesting deeper than " + MAX_DEPTH);
         }

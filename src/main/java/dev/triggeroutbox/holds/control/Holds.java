@@ -87,7 +87,8 @@ public class Holds {
                 SELECT EXISTS (SELECT 1 FROM app_holds WHERE app_id = ?),                        -- app
                        EXISTS (SELECT 1 FROM triggers WHERE app_id = ? AND id = ? AND held)       -- app, trigger
                 """, p -> p.uuid(app.value()).uuid(app.value()).uuid(trigger.value()),
-                rs -> rs.getBoolean(1) ? "app " + app + " is on hold"
+                rs -> rs.getBoolean(1)
+                        ? "app " + app + " is on hold"
                         : rs.getBoolean(2) ? "trigger " + trigger + " is on hold" : null);
     }
 

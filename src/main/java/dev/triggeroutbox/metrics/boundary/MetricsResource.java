@@ -33,25 +33,32 @@ public class MetricsResource {
     @Produces("text/plain; version=0.0.4; charset=utf-8")
     public String scrape() {
         StringBuilder out = new StringBuilder(2048);
-        byKind(out, "outbox_enqueued_total", "Rows written by transactions that committed on this node.", counters.enqueuedByKind());
+        byKind(out, "outbox_enqueued_total", "Rows written by transactions that committed on this node.",
+                counters.enqueuedByKind());
         byKind(out, "outbox_delivered_total", "Rows this node delivered and finished.", counters.deliveredByKind());
         byKind(out, "outbox_retried_total", "Failed attempts this node rescheduled.", counters.retriedByKind());
-        byKind(out, "outbox_dead_lettered_total", "Rows this node moved to dead letters.", counters.deadLetteredByKind());
+        byKind(out, "outbox_dead_lettered_total", "Rows this node moved to dead letters.",
+                counters.deadLetteredByKind());
         counter(out, "outbox_lease_recoveries_total", "Expired leases this node released (their node died or stalled).",
                 counters.leasesRecovered());
-        counter(out, "outbox_cancelled_in_flight_total", "Rows cancelled during their attempt that this node finished as cancelled.",
+        counter(out, "outbox_cancelled_in_flight_total",
+                "Rows cancelled during their attempt that this node finished as cancelled.",
                 counters.cancelled());
-        counter(out, "outbox_fenced_completions_total", "Late results this node discarded because its claim had expired.",
+        counter(out, "outbox_fenced_completions_total",
+                "Late results this node discarded because its claim had expired.",
                 counters.fenced());
         counter(out, "outbox_claimed_rows_total", "Rows this node claimed.", counters.claimed());
-        counter(out, "outbox_claims_total", "Claim statements this node ran; claimed rows per claim shows how well claims are filled.",
+        counter(out, "outbox_claims_total",
+                "Claim statements this node ran; claimed rows per claim shows how well claims are filled.",
                 counters.claims());
-        counter(out, "outbox_finishing_windows_total", "Finishing transactions this node committed, each for the deliveries that ended in one window.",
+        counter(out, "outbox_finishing_windows_total",
+                "Finishing transactions this node committed, each for the deliveries that ended in one window.",
                 counters.finishingWindows());
         histogram(out, counters.deliveryTimes());
         backlog(out);
         long age = counters.millisSinceLastTick();
-        gauge(out, "outbox_dispatcher_last_tick_age_seconds", "Seconds since this node's poll timer last fired (-1: never).",
+        gauge(out, "outbox_dispatcher_last_tick_age_seconds",
+                "Seconds since this node's poll timer last fired (-1: never).",
                 age < 0 ? -1 : age / 1000.0);
         return out.toString();
     }
@@ -61,14 +68,16 @@ public class MetricsResource {
                 SELECT count(*), coalesce(extract(epoch FROM now() - min(next_attempt_at)), 0)
                 FROM outbox WHERE claim_token IS NULL AND next_attempt_at <= now()""", Jdbc.Binder.NONE, rs -> {
             gauge(out, "outbox_due_rows", "Rows due now and not claimed (all nodes).", rs.getLong(1));
-            gauge(out, "outbox_oldest_due_age_seconds", "How long the oldest due row has waited (all nodes).", rs.getDouble(2));
+            gauge(out, "outbox_oldest_due_age_seconds", "How long the oldest due row has waited (all nodes).",
+                    rs.getDouble(2));
             return out;
         });
     }
 
     private static void byKind(StringBuilder out, String name, String help, Map<String, Long> values) {
         head(out, name, help, "counter");
-        values.forEach((kind, v) -> out.append(name).append("{kind=\"").append(kind).append("\"} ").append(v).append('\n'));
+        values.forEach(
+                (kind, v) -> out.append(name).append("{kind=\"").append(kind).append("\"} ").append(v).append('\n'));
     }
 
     private static void counter(StringBuilder out, String name, String help, long value) {
@@ -100,6 +109,8 @@ public class MetricsResource {
     }
 
     private static String number(double v) {
-        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.6f", v);
+        return v == Math.rint(v) && Math.abs(v) < 1e15
+                ? Long.toString((long) v)
+                : String.format(Locale.ROOT, "%.6f", v);
     }
 }

@@ -70,8 +70,10 @@ public class EventBatchesResource {
         }
 
         try (CurrentTrace.Scope trace = Payloads.traced(traceparent, tracestate)) {
-            return Payloads.once(idempotency, caller, uri, key, body, () ->
-                    Payloads.batchWritten(outbox.publishAll(app, events, Callers.name(caller)))).toResponse();
+            return Payloads
+                    .once(idempotency, caller, uri, key, body,
+                            () -> Payloads.batchWritten(outbox.publishAll(app, events, Callers.name(caller))))
+                    .toResponse();
         }
     }
 }

@@ -59,10 +59,11 @@ public class EventsResource {
         String payloadText = event.payloadText(limits);
 
         try (CurrentTrace.Scope trace = Payloads.traced(traceparent, tracestate)) {
-            return Payloads.once(idempotency, caller, uri, key, body, () ->
-                    Payloads.published(outbox.publish(app, event.kind(), payloadText,
+            return Payloads.once(idempotency, caller, uri, key, body,
+                    () -> Payloads.published(outbox.publish(app, event.kind(), payloadText,
                             Callers.name(caller), event.root(), event.triggerDepth(), event.deliverAt(),
-                            event.orderingKey()))).toResponse();
+                            event.orderingKey())))
+                    .toResponse();
         }
     }
 }

@@ -81,8 +81,10 @@ public class Outbox {
     public OutboxId enqueue(NewOutboxRow row) {
         limits.check(row);
         OutboxId id = traced("enqueue", row.appId(), row.sourceKind(), CurrentTrace.get(),
-                trace -> row.replyTo() == null ? writer.insert(row, trace)
-                        : replySlots.writing(row.replyTo(), () -> writer.insert(row, trace)), written -> 1);
+                trace -> row.replyTo() == null
+                        ? writer.insert(row, trace)
+                        : replySlots.writing(row.replyTo(), () -> writer.insert(row, trace)),
+                written -> 1);
         wakeup.written(row.sourceKind(), 1);
         return id;
     }
@@ -115,8 +117,11 @@ public class Outbox {
         int depth = deeper(parent);
         limits.check(payload, depth, null);
         AppId app = new AppId(parent.appId());
-        List<OutboxWriter.FannedOut> rows = traced("publish", app, kind, traceOf(parent), trace -> writer.fanOut(app, kind,
-                payload, parent.originPrincipal(), rootOf(parent), depth, null, new OutboxId(parent.id()), null, trace), List::size);
+        List<OutboxWriter.FannedOut> rows = traced("publish", app, kind, traceOf(parent),
+                trace -> writer.fanOut(app, kind,
+                        payload, parent.originPrincipal(), rootOf(parent), depth, null, new OutboxId(parent.id()), null,
+                        trace),
+                List::size);
         wakeup.written(kind, rows.size());
         return rows;
     }

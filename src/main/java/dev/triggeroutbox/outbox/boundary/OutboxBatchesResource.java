@@ -69,7 +69,8 @@ public class OutboxBatchesResource {
         List<FieldError> unreachable = new ArrayList<>();
         for (int i = 0; i < read.size(); i++) {
             if (!AppAccess.mayReach(caller, read.get(i).app())) {
-                unreachable.add(new OutboxRefusedException.FieldError(field(i, "appId"), "app " + read.get(i).app() + " not found"));
+                unreachable.add(new OutboxRefusedException.FieldError(field(i, "appId"),
+                        "app " + read.get(i).app() + " not found"));
             }
         }
         if (!unreachable.isEmpty()) {
@@ -86,9 +87,11 @@ public class OutboxBatchesResource {
                 try {
                     ids = outbox.enqueueAll(rows);
                 } catch (UnknownTriggersException e) {
-                    throw refused(Reason.UNPROCESSABLE, "unknown-trigger", "Request cannot be processed", e.rows().stream()
-                            .map(i -> new OutboxRefusedException.FieldError(field(i, "triggerId"), "is not a trigger of app " + rows.get(i).appId()))
-                            .toList());
+                    throw refused(Reason.UNPROCESSABLE, "unknown-trigger", "Request cannot be processed",
+                            e.rows().stream()
+                                    .map(i -> new OutboxRefusedException.FieldError(field(i, "triggerId"),
+                                            "is not a trigger of app " + rows.get(i).appId()))
+                                    .toList());
                 }
                 List<OutboxWriter.Written> written = new ArrayList<>(ids.size());
                 for (int i = 0; i < ids.size(); i++) {
@@ -104,7 +107,8 @@ public class OutboxBatchesResource {
     }
 
     private static OutboxRefusedException refused(Reason reason, String type, String title, List<FieldError> errors) {
-        String detail = errors.size() == 1 ? errors.get(0).field() + ": " + errors.get(0).message()
+        String detail = errors.size() == 1
+                ? errors.get(0).field() + ": " + errors.get(0).message()
                 : errors.size() + " events are refused";
         return new OutboxRefusedException(reason, type, title, detail, errors, null);
     }

@@ -47,13 +47,14 @@ public class OutboxProducerBean implements OutboxProducer {
         AppId app = new AppId(required(message.appId(), "appId"));
         checkAccess(app);
         NewOutboxRow row = NewOutboxRow.to(app, kind(message.sourceKind()),
-                        new TriggerId(required(message.triggerId(), "triggerId")), required(message.payload(), "payload"))
+                new TriggerId(required(message.triggerId(), "triggerId")), required(message.payload(), "payload"))
                 .withOrigin(context.getCallerPrincipal().getName())
                 .withLineage(ExecutionId.ofNullable(message.rootExecutionId()), message.triggerDepth())
                 .withMaxAttempts(message.maxAttempts())
                 .deliverAt(message.deliverAt())
                 .withOrderingKey(message.orderingKey());
-        try (CurrentTrace.Scope trace = CurrentTrace.open(TraceContext.parse(message.traceparent(), message.tracestate()))) {
+        try (CurrentTrace.Scope trace = CurrentTrace
+                .open(TraceContext.parse(message.traceparent(), message.tracestate()))) {
             return outbox.enqueue(row).value();
         } catch (OutboxRefusedException e) {
             throw refused(e);
@@ -73,7 +74,7 @@ public class OutboxProducerBean implements OutboxProducer {
         checkAccess(app);
         try {
             return outbox.publish(app, kind(sourceKind), required(payload, "payload"),
-                            context.getCallerPrincipal().getName(), null, 0, null, orderingKey)
+                    context.getCallerPrincipal().getName(), null, 0, null, orderingKey)
                     .stream().map(r -> r.id().value()).toList();
         } catch (OutboxRefusedException e) {
             throw refused(e);

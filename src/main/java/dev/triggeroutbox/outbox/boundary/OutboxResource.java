@@ -128,7 +128,9 @@ public class OutboxResource {
         for (DeliveryAttempts.Attempt a : attempts.of(row)) {
             JsonObjectBuilder item = Jsons.object()
                     .add("attempt", a.attempt())
-                    .add("startedAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(a.startedAt().withOffsetSameInstant(ZoneOffset.UTC)))
+                    .add("startedAt",
+                            DateTimeFormatter.ISO_OFFSET_DATE_TIME
+                                    .format(a.startedAt().withOffsetSameInstant(ZoneOffset.UTC)))
                     .add("durationMs", a.durationMillis())
                     .add("outcome", a.outcome());
             orNull(item, "node", operator ? a.node() : null);
@@ -171,7 +173,8 @@ public class OutboxResource {
         if (!stands.equals("cancelled")) {
             // delivered or dead; or still in the outbox when it was not (a replay since): nothing was cancelled
             throw OutboxRefusedException.conflict("not-cancellable", "Not cancellable",
-                    "outbox row " + id + " is " + stands + ": only pending, scheduled and in-flight rows can be cancelled");
+                    "outbox row " + id + " is " + stands
+                            + ": only pending, scheduled and in-flight rows can be cancelled");
         }
         return Response.ok(json).build();
     }

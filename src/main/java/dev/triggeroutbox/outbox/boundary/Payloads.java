@@ -44,7 +44,8 @@ public final class Payloads {
     record Event(SourceKind kind, JsonValue payload, ExecutionId root, Integer depth, OffsetDateTime deliverAt,
             String orderingKey) {
 
-        static final Set<String> FIELDS = Set.of("sourceKind", "payload", "rootExecutionId", "triggerDepth", "deliverAt",
+        static final Set<String> FIELDS = Set.of("sourceKind", "payload", "rootExecutionId", "triggerDepth",
+                "deliverAt",
                 "orderingKey");
 
         /** Reads the shared fields; errors are collected in {@code b} and thrown by its validate(). */
@@ -126,8 +127,9 @@ public final class Payloads {
         if (items != null && items.getValueType() == JsonValue.ValueType.ARRAY) {
             int size = items.asJsonArray().size();
             if (size > limits.maxBatchEvents()) {
-                throw new OutboxRefusedException(Reason.TOO_LARGE, "batch-too-large", "Batch too large", "the batch has " + size
-                        + " events; the limit is " + limits.maxBatchEvents() + " (outbox.max-batch-events)");
+                throw new OutboxRefusedException(Reason.TOO_LARGE, "batch-too-large", "Batch too large",
+                        "the batch has " + size
+                                + " events; the limit is " + limits.maxBatchEvents() + " (outbox.max-batch-events)");
             }
             if (size == 0) {
                 b.error(BATCH_FIELD, "must hold at least one event");
@@ -141,10 +143,13 @@ public final class Payloads {
     static OutboxRefusedException inBatch(OutboxRefusedException e, int index) {
         String prefix = BATCH_FIELD + "[" + index + "].";
         List<FieldError> errors = e.errors().isEmpty()
-                ? List.of(new OutboxRefusedException.FieldError(prefix + ("trigger-depth-exceeded".equals(e.type()) ? "triggerDepth" : "payload"),
+                ? List.of(new OutboxRefusedException.FieldError(
+                        prefix + ("trigger-depth-exceeded".equals(e.type()) ? "triggerDepth" : "payload"),
                         e.getMessage()))
-                : e.errors().stream().map(f -> new OutboxRefusedException.FieldError(prefix + f.field(), f.message())).toList();
-        return new OutboxRefusedException(e.reason(), e.type(), e.title(), BATCH_FIELD + "[" + index + "]: " + e.getMessage(), errors,
+                : e.errors().stream().map(f -> new OutboxRefusedException.FieldError(prefix + f.field(), f.message()))
+                        .toList();
+        return new OutboxRefusedException(e.reason(), e.type(), e.title(),
+                BATCH_FIELD + "[" + index + "]: " + e.getMessage(), errors,
                 e.retryAfter().orElse(null));
     }
 
@@ -181,7 +186,8 @@ public final class Payloads {
     /** A publish's answer: 202 with the rows written, one per matching trigger. */
     public static IdempotencyKeys.Answer published(List<OutboxWriter.FannedOut> rows) {
         JsonArrayBuilder list = Jsons.array();
-        rows.forEach(r -> list.add(Jsons.object().add("id", r.id().toString()).add("triggerId", r.triggerId().toString())));
+        rows.forEach(
+                r -> list.add(Jsons.object().add("id", r.id().toString()).add("triggerId", r.triggerId().toString())));
         return new IdempotencyKeys.Answer(202, null, Jsons.object().add("rows", list).build().toString());
     }
 
@@ -194,7 +200,8 @@ public final class Payloads {
         StringBuilder json = new StringBuilder(32 + rows.size() * 96).append("{\"rows\":[");
         for (int i = 0; i < rows.size(); i++) {
             OutboxWriter.Written r = rows.get(i);
-            json.append(i == 0 ? "" : ",").append("{\"event\":").append(r.event()).append(",\"id\":\"").append(r.id()).append('"');
+            json.append(i == 0 ? "" : ",").append("{\"event\":").append(r.event()).append(",\"id\":\"").append(r.id())
+                    .append('"');
             if (r.triggerId() != null) {
                 json.append(",\"triggerId\":\"").append(r.triggerId()).append('"');
             }

@@ -50,6 +50,8 @@ public final class RowStateJson {
     }
 
     private static String time(OffsetDateTime t) {
-        return t == null ? null : DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.withOffsetSameInstant(ZoneOffset.UTC));
+        return t == null
+                ? null
+                : DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.withOffsetSameInstant(ZoneOffset.UTC));
     }
 }

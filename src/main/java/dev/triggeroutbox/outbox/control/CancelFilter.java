@@ -13,7 +13,8 @@ import java.time.OffsetDateTime;
  * Which outbox rows a bulk cancel is about: an app, a trigger, a source kind, an ordering key (a lane, or the same key
  * in every trigger's lanes) and rows created before a time, each optional.
  */
-public record CancelFilter(AppId app, TriggerId trigger, SourceKind kind, OffsetDateTime olderThan, String orderingKey) {
+public record CancelFilter(AppId app, TriggerId trigger, SourceKind kind, OffsetDateTime olderThan,
+        String orderingKey) {
 
     /** A filter without an ordering key. */
     public CancelFilter(AppId app, TriggerId trigger, SourceKind kind, OffsetDateTime olderThan) {

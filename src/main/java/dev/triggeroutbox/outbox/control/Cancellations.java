@@ -109,7 +109,8 @@ public class Cancellations {
             List<Moved> moved = Jdbc.list(con, sql, p -> p.where(where).integer(limit),
                     rs -> new Moved(rs.getObject(1, UUID.class), rs.getBoolean(2)));
             int cancelled = (int) moved.stream().filter(Moved::cancelled).count();
-            boolean more = Jdbc.first(con, "SELECT EXISTS (SELECT 1 FROM outbox WHERE " + where.sql() + " AND NOT cancel_requested)",
+            boolean more = Jdbc.first(con,
+                    "SELECT EXISTS (SELECT 1 FROM outbox WHERE " + where.sql() + " AND NOT cancel_requested)",
                     p -> p.where(where), rs -> rs.getBoolean(1)).orElseThrow();
             return new Bulk(cancelled, moved.size() - cancelled, moved.stream().map(Moved::id).toList(), more);
         });

@@ -84,7 +84,8 @@ public class OutboxLimits implements BodyLimits {
     public Limit limitFor(String path) {
         if (path.endsWith(":batch")) {
             return new Limit(maxBatchBytes, () -> OutboxRefusedException.tooLarge(
-                    "the request body exceeds the limit of " + maxBatchBytes + " bytes for a batch (outbox.max-batch-bytes)"));
+                    "the request body exceeds the limit of " + maxBatchBytes
+                            + " bytes for a batch (outbox.max-batch-bytes)"));
         }
         return new Limit(maxBodyBytes(), () -> OutboxRefusedException.tooLarge(maxBodyBytes()));
     }
@@ -134,7 +135,8 @@ public class OutboxLimits implements BodyLimits {
         }
         if (depth > maxTriggerDepth) {
             throw OutboxRefusedException.unprocessable("trigger-depth-exceeded", "triggerDepth " + depth
-                    + " exceeds the maximum of " + maxTriggerDepth + " (outbox.max-trigger-depth): the cascade stops here");
+                    + " exceeds the maximum of " + maxTriggerDepth
+                    + " (outbox.max-trigger-depth): the cascade stops here");
         }
     }
 

@@ -192,8 +192,10 @@ public class OutboxWriter {
                 .array("text", column(events, NewEvent::payload, String[]::new))
                 .array("integer", column(events, NewEvent::triggerDepth, Integer[]::new))
                 // an event without a root starts its own cascade, shared by all of its rows
-                .array("uuid", column(events, e -> (e.root() == null ? ExecutionId.random() : e.root()).value(), UUID[]::new))
-                .array("text", column(events, e -> e.deliverAt() == null ? null : e.deliverAt().toString(), String[]::new))
+                .array("uuid",
+                        column(events, e -> (e.root() == null ? ExecutionId.random() : e.root()).value(), UUID[]::new))
+                .array("text",
+                        column(events, e -> e.deliverAt() == null ? null : e.deliverAt().toString(), String[]::new))
                 .array("text", column(events, NewEvent::orderingKey, String[]::new))
                 .uuid(app.value())
                 .text(originPrincipal)
@@ -243,7 +245,8 @@ public class OutboxWriter {
         Arrays.setAll(ids, i -> UUID.randomUUID());
         // a row without a given root starts its own cascade
         UUID[] roots = new UUID[ids.length];
-        Arrays.setAll(roots, i -> rows.get(i).rootExecutionId() == null ? ids[i] : rows.get(i).rootExecutionId().value());
+        Arrays.setAll(roots,
+                i -> rows.get(i).rootExecutionId() == null ? ids[i] : rows.get(i).rootExecutionId().value());
         Set<UUID> written = new HashSet<>(jdbc.list(sql, p -> p
                 .array("uuid", ids)
                 .array("uuid", column(rows, r -> r.appId().value(), UUID[]::new))
@@ -256,7 +259,8 @@ public class OutboxWriter {
                 .array("integer", column(rows, NewOutboxRow::triggerDepth, Integer[]::new))
                 .array("uuid", roots)
                 .array("integer", column(rows, NewOutboxRow::maxAttempts, Integer[]::new))
-                .array("text", column(rows, r -> r.deliverAt() == null ? null : r.deliverAt().toString(), String[]::new))
+                .array("text",
+                        column(rows, r -> r.deliverAt() == null ? null : r.deliverAt().toString(), String[]::new))
                 .array("uuid", column(rows, r -> r.parentId() == null ? null : r.parentId().value(), UUID[]::new))
                 .array("text", column(rows, NewOutboxRow::orderingKey, String[]::new))
                 .text(trace == null ? null : trace.traceparent())
@@ -296,7 +300,7 @@ public class OutboxWriter {
                 SELECT f.id, f.app_id, 'cron', f.trigger_id, f.script_id, f.payload, 'cron', 0, f.id
                 FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::jsonb[]) AS f(id, app_id, trigger_id, script_id, payload)
                 """, p -> p.array("uuid", ids).array("uuid", apps).array("uuid", triggers).array("uuid", scripts)
-                        .array("jsonb", payloads));
+                .array("jsonb", payloads));
     }
 
     /**

@@ -69,7 +69,8 @@ public class ReplySlots {
         boolean taken = jdbc.inConnection(con -> {
             Jdbc.first(con, "SELECT pg_advisory_xact_lock(?)", p -> p.bigint(lock), rs -> true);
             // a statement of its own after the lock: its snapshot sees what the lock's holder committed
-            return Jdbc.first(con, sql, p -> p.uuid(replyTo.value()).uuid(replyTo.value()), rs -> rs.getBoolean(1)).orElseThrow();
+            return Jdbc.first(con, sql, p -> p.uuid(replyTo.value()).uuid(replyTo.value()), rs -> rs.getBoolean(1))
+                    .orElseThrow();
         });
         if (taken) {
             throw taken(replyTo);

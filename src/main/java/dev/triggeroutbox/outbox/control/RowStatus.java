@@ -81,7 +81,8 @@ public class RowStatus {
     public List<RowState> cascade(ExecutionId root, int limit) {
         String sql = "SELECT * FROM (SELECT DISTINCT ON (id) * FROM (" + places("root_execution_id")
                 + ") AS places ORDER BY id, rank, finished_at DESC) AS rows ORDER BY created_at, id LIMIT ?";
-        return jdbc.list(sql, p -> p.uuid(root.value()).uuid(root.value()).uuid(root.value()).integer(limit), RowStatus::row);
+        return jdbc.list(sql, p -> p.uuid(root.value()).uuid(root.value()).uuid(root.value()).integer(limit),
+                RowStatus::row);
     }
 
     private static RowState row(ResultSet rs) throws SQLException {
@@ -91,7 +92,8 @@ public class RowStatus {
                 TriggerId.ofNullable(rs.getObject("trigger_id", UUID.class)),
                 ExecutionId.ofNullable(rs.getObject("root_execution_id", UUID.class)), rs.getString("last_error"),
                 rs.getObject("created_at", OffsetDateTime.class), rs.getObject("next_attempt_at", OffsetDateTime.class),
-                rs.getObject("finished_at", OffsetDateTime.class), rs.getString("claimed_by"), rs.getString("traceparent"),
+                rs.getObject("finished_at", OffsetDateTime.class), rs.getString("claimed_by"),
+                rs.getString("traceparent"),
                 rs.getString("ordering_key"), OutboxId.ofNullable(rs.getObject("parent_id", UUID.class)));
     }
 }

@@ -8,20 +8,14 @@ import java.util.stream.Collectors;
 
 /** Where an event came from. The wire names are the reference outbox's and are stored as they are. */
 public enum SourceKind {
-    HTTP("http"),
-    KV("kv"),
-    DOCS("docs"),
-    DEAD_LETTER("dead_letter"),
-    CRON("cron"),
-    FILES("files"),
-    PUBSUB("pubsub"),
+    HTTP("http"), KV("kv"), DOCS("docs"), DEAD_LETTER("dead_letter"), CRON("cron"), FILES("files"), PUBSUB("pubsub"),
     /** Inbound mail POSTed by a mail gateway. */
     EMAIL("email"),
     /** Fire-and-forget composition: one attempt unless the caller asks for retries. */
     INVOKE("invoke");
 
-    private static final Map<String, SourceKind> BY_WIRE =
-            Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(SourceKind::wire, Function.identity()));
+    private static final Map<String, SourceKind> BY_WIRE = Arrays.stream(values())
+            .collect(Collectors.toUnmodifiableMap(SourceKind::wire, Function.identity()));
 
     private final String wire;
 
@@ -44,5 +38,6 @@ public enum SourceKind {
     }
 
     // built once: every source kind a request names is checked with this text at hand
-    private static final String WIRE_NAMES = Arrays.stream(values()).map(SourceKind::wire).collect(Collectors.joining(", "));
+    private static final String WIRE_NAMES = Arrays.stream(values()).map(SourceKind::wire)
+            .collect(Collectors.joining(", "));
 }

@@ -17,7 +17,8 @@ public record TraceContext(String traceparent, String tracestate) {
     public static final int MAX_TRACESTATE = 512;
 
     // version, trace id, parent id, flags; a later version may append fields after a '-'
-    private static final Pattern PARENT = Pattern.compile("([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?");
+    private static final Pattern PARENT = Pattern
+            .compile("([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?");
     private static final Pattern MEMBER = Pattern.compile(
             "([a-z][a-z0-9_\\-*/]{0,255}|[a-z0-9][a-z0-9_\\-*/]{0,240}@[a-z][a-z0-9_\\-*/]{0,13})"
                     + "=([\\x20-\\x2b\\x2d-\\x3c\\x3e-\\x7e]{0,255}[\\x21-\\x2b\\x2d-\\x3c\\x3e-\\x7e])");

@@ -37,7 +37,8 @@ public final class PubSubPayloads {
             return full;
         }
         JsonObjectBuilder withoutBody = envelope(m, true).add("body", JsonValue.NULL)
-                .add("bodyOmitted", "the body (" + bytes(body(m).toString()) + " bytes as JSON) exceeds outbox.max-payload-bytes");
+                .add("bodyOmitted",
+                        "the body (" + bytes(body(m).toString()) + " bytes as JSON) exceeds outbox.max-payload-bytes");
         String smaller = withoutBody.build().toString();
         if (fits(smaller, maxPayloadBytes)) {
             return smaller;

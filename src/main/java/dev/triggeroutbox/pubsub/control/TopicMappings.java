@@ -50,11 +50,13 @@ public final class TopicMappings {
             try {
                 app = AppId.parse(e.substring(0, eq).strip());
             } catch (IllegalArgumentException notUuid) {
-                throw new IllegalArgumentException("'" + e + "': '" + e.substring(0, eq).strip() + "' is not an app id (a UUID)");
+                throw new IllegalArgumentException(
+                        "'" + e + "': '" + e.substring(0, eq).strip() + "' is not an app id (a UUID)");
             }
             String topic = e.substring(eq + 1).strip();
             if (!ServerObjects.isLocalName(topic)) {
-                throw new IllegalArgumentException("'" + e + "': the topic must be a java: JNDI name, e.g. java:/jms/topic/orders");
+                throw new IllegalArgumentException(
+                        "'" + e + "': the topic must be a java: JNDI name, e.g. java:/jms/topic/orders");
             }
             out.add(new Subscription(app, topic));
         }

@@ -116,7 +116,8 @@ public class InvokeResource {
         }
         Optional<String> held = holds.heldBecause(app, trigger.id());
         if (held.isPresent()) {
-            throw OutboxRefusedException.conflict("held", "On hold", held.get() + ": an invoke would wait until the release");
+            throw OutboxRefusedException.conflict("held", "On hold",
+                    held.get() + ": an invoke would wait until the release");
         }
         // everything the answer needs is read now: the request's context is gone once it is suspended
         String principal = Callers.name(caller);
@@ -156,12 +157,14 @@ public class InvokeResource {
     private InvokeRequests.Started start(String principal, String key, JsonValue body, NewOutboxRow row,
             List<String> traceparent, List<String> tracestate) {
         try (CurrentTrace.Scope trace = Payloads.traced(traceparent, tracestate)) {
-            return requests.start(principal, key, uri.getPath(), String.valueOf(body), row, Locations.of(uri, "replies"));
+            return requests.start(principal, key, uri.getPath(), String.valueOf(body), row,
+                    Locations.of(uri, "replies"));
         }
     }
 
     /** 200 with the target's answer (502 when it refused, 409 when the row was cancelled), or 202 with where to fetch it later. */
-    private static Response answer(Optional<StoredReplies.Reply> reply, InvokeRequests.Started started, String instance) {
+    private static Response answer(Optional<StoredReplies.Reply> reply, InvokeRequests.Started started,
+            String instance) {
         return reply.map(r -> ReplyAnswers.of(r, instance))
                 .orElseGet(() -> Response.fromResponse(started.pending().toResponse())
                         .header("Outbox-Row-Id", started.row().toString())
@@ -173,7 +176,8 @@ public class InvokeResource {
      * Gives the wait and its slot back however the suspended request ends: answered, failed, or the
      * client gone (where the server tells; otherwise the wait's own deadline ends it).
      */
-    private record Release(Replies.Wait pending, WaitingInvokes.Slot slot) implements CompletionCallback, ConnectionCallback {
+    private record Release(Replies.Wait pending,
+            WaitingInvokes.Slot slot) implements CompletionCallback, ConnectionCallback {
         @Override
         public void onComplete(Throwable failure) {
             pending.cancel();
@@ -199,6 +203,7 @@ public class InvokeResource {
         } catch (NumberFormatException e) {
             // answered below
         }
-        throw OutboxRefusedException.invalid("timeoutMs", "must be a whole number of milliseconds from 0 to " + maxTimeoutMillis);
+        throw OutboxRefusedException.invalid("timeoutMs",
+                "must be a whole number of milliseconds from 0 to " + maxTimeoutMillis);
     }
 }

@@ -2,7 +2,6 @@ package dev.triggeroutbox.replies.control;
 
 import dev.triggeroutbox.api.OutboxRefusedException;
 import dev.triggeroutbox.outbox.boundary.Outbox;
-import dev.triggeroutbox.outbox.boundary.Payloads;
 import dev.triggeroutbox.outbox.control.UnknownTriggerException;
 import dev.triggeroutbox.outbox.entity.NewOutboxRow;
 import dev.triggeroutbox.outbox.entity.OutboxId;
@@ -52,6 +51,7 @@ public class InvokeRequests {
             return new IdempotencyKeys.Answer(202, replies + "/" + replyTo, pending.toString());
         });
         JsonObject pending = Jsons.reader(answer.body()).readObject();
-        return new Started(OutboxId.parse(pending.getString("id")), UUID.fromString(pending.getString("replyId")), answer);
+        return new Started(OutboxId.parse(pending.getString("id")), UUID.fromString(pending.getString("replyId")),
+                answer);
     }
 }

@@ -93,7 +93,8 @@ public class Replies {
     void start() {
         scheduler = new ScheduledThreadPoolExecutor(1, threadFactory);
         scheduler.setRemoveOnCancelPolicy(true); // an answered wait leaves no deadline task behind
-        scheduler.scheduleWithFixedDelay(() -> look(awaited()), LOOK_EVERY_MILLIS, LOOK_EVERY_MILLIS, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(() -> look(awaited()), LOOK_EVERY_MILLIS, LOOK_EVERY_MILLIS,
+                TimeUnit.MILLISECONDS);
     }
 
     @PreDestroy
@@ -183,7 +184,8 @@ public class Replies {
         } catch (RuntimeException e) {
             // the deadlines still end every wait (202); a look every 100 ms must not log every time
             if (failing.compareAndSet(false, true)) {
-                LOG.log(Level.WARNING, "looking for invoke answers failed; waiting invokes answer 202 until it works again", e);
+                LOG.log(Level.WARNING,
+                        "looking for invoke answers failed; waiting invokes answer 202 until it works again", e);
             }
         }
     }

@@ -73,7 +73,8 @@ public class StoredReplies implements HousekeepingJob {
 
     public Optional<Pending> pending(UUID replyTo) {
         return jdbc.first("SELECT app_id, id FROM outbox WHERE reply_to = ? LIMIT 1",
-                p -> p.uuid(replyTo), rs -> new Pending(rs.getObject(1, UUID.class), new OutboxId(rs.getObject(2, UUID.class))));
+                p -> p.uuid(replyTo),
+                rs -> new Pending(rs.getObject(1, UUID.class), new OutboxId(rs.getObject(2, UUID.class))));
     }
 
     /** Answers nobody collected within the retention go, a chunk at a time. */

@@ -49,7 +49,8 @@ public class WaitingInvokes {
     @PostConstruct
     void check() {
         if (maxPerCaller < 1 || maxPerNode < 1) {
-            throw new IllegalStateException("outbox.invoke.max-waiting-per-caller and outbox.invoke.max-waiting must be at least 1");
+            throw new IllegalStateException(
+                    "outbox.invoke.max-waiting-per-caller and outbox.invoke.max-waiting must be at least 1");
         }
     }
 

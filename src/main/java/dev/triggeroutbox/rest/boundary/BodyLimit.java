@@ -52,7 +52,8 @@ public class BodyLimit implements ContainerRequestFilter {
         }
         int limit = found.bytes();
         if (request.getLength() > limit) {
-            request.abortWith(Problems.response(found.tooLarge().get(), request.getUriInfo().getRequestUri().getRawPath()));
+            request.abortWith(
+                    Problems.response(found.tooLarge().get(), request.getUriInfo().getRequestUri().getRawPath()));
             return;
         }
         if (request.hasEntity()) {

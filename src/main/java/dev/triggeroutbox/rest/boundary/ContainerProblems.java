@@ -43,16 +43,21 @@ public class ContainerProblems extends HttpServlet {
                     : "sign in with HTTP Basic credentials of the server's application realm", instance, List.of());
             case 403 -> Problems.json(403, "forbidden", "Forbidden",
                     "your account has no outbox role (outbox-producer or outbox-admin)", instance, List.of());
-            case 405 -> Problems.json(405, "method-not-allowed", "Method Not Allowed", "this method is not allowed here", instance, List.of());
-            case 413 -> Problems.json(413, "payload-too-large", "Payload too large", "the request body is too large", instance, List.of());
-            case 404 -> Problems.json(404, "not-found", "Not found", "no such resource", instance, List.of());
-            case 406 -> Problems.json(406, "not-acceptable", "Not acceptable", "this resource answers application/json only",
+            case 405 -> Problems.json(405, "method-not-allowed", "Method Not Allowed",
+                    "this method is not allowed here", instance, List.of());
+            case 413 -> Problems.json(413, "payload-too-large", "Payload too large", "the request body is too large",
                     instance, List.of());
+            case 404 -> Problems.json(404, "not-found", "Not found", "no such resource", instance, List.of());
+            case 406 ->
+                Problems.json(406, "not-acceptable", "Not acceptable", "this resource answers application/json only",
+                        instance, List.of());
             case 415 -> Problems.json(415, "unsupported-media-type", "Unsupported media type",
                     "this resource does not read a body of this media type", instance, List.of());
             default -> status >= 500
-                    ? Problems.json(status, "internal", "Internal error", "the request failed on the server", instance, List.of())
-                    : Problems.json(status, "client-error", "Request refused", "the server refused the request", instance, List.of());
+                    ? Problems.json(status, "internal", "Internal error", "the request failed on the server", instance,
+                            List.of())
+                    : Problems.json(status, "client-error", "Request refused", "the server refused the request",
+                            instance, List.of());
         };
         response.setStatus(status);
         response.setContentType(Problems.MEDIA_TYPE);

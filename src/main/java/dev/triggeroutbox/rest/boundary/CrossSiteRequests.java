@@ -30,7 +30,8 @@ public class CrossSiteRequests implements ContainerRequestFilter {
     private static final Set<String> CHANGING = Set.of("POST", "PUT", "PATCH", "DELETE");
 
     /** The media types a page elsewhere may POST without the server's consent (a CORS "simple" request). */
-    private static final Set<String> FORM_TYPES = Set.of("application/x-www-form-urlencoded", "multipart/form-data", "text/plain");
+    private static final Set<String> FORM_TYPES = Set.of("application/x-www-form-urlencoded", "multipart/form-data",
+            "text/plain");
 
     /**
      * Origins, besides this server's own (the request's {@code Host}), whose pages may send changing
@@ -52,7 +53,8 @@ public class CrossSiteRequests implements ContainerRequestFilter {
                     + "list it in outbox.allowed-origins if it is yours");
             return;
         }
-        if (request.getMethod().equals("POST") && formLike(request.getMediaType()) && blank(request.getHeaderString(HEADER))) {
+        if (request.getMethod().equals("POST") && formLike(request.getMediaType())
+                && blank(request.getHeaderString(HEADER))) {
             refuse(request, "a POST without a JSON body must carry the header " + HEADER
                     + " (any value), so no page of another site can send it");
         }
@@ -68,7 +70,8 @@ public class CrossSiteRequests implements ContainerRequestFilter {
             return false;
         }
         int scheme = origin.indexOf("://");
-        return scheme > 0 && withoutDefaultPort(origin.substring(scheme + 3)).equalsIgnoreCase(withoutDefaultPort(host));
+        return scheme > 0
+                && withoutDefaultPort(origin.substring(scheme + 3)).equalsIgnoreCase(withoutDefaultPort(host));
     }
 
     private static String withoutDefaultPort(String authority) {
@@ -76,7 +79,8 @@ public class CrossSiteRequests implements ContainerRequestFilter {
     }
 
     private boolean allowed(String origin) {
-        List<String> listed = allowedOrigins.map(s -> Arrays.stream(s.split(",")).map(String::strip).toList()).orElse(List.of());
+        List<String> listed = allowedOrigins.map(s -> Arrays.stream(s.split(",")).map(String::strip).toList())
+                .orElse(List.of());
         return listed.stream().anyMatch(o -> o.equalsIgnoreCase(origin));
     }
 

@@ -38,7 +38,8 @@ public class MalformedRequests implements ContainerRequestFilter {
         if (contentType != null) {
             MediaType type = mediaType(contentType);
             if (type == null) {
-                refuse(request, 400, "malformed-header", "Malformed header", "the Content-Type header is not a media type");
+                refuse(request, 400, "malformed-header", "Malformed header",
+                        "the Content-Type header is not a media type");
                 return;
             }
             String charset = unquoted(type.getParameters().get(MediaType.CHARSET_PARAMETER));
@@ -52,11 +53,13 @@ public class MalformedRequests implements ContainerRequestFilter {
         try {
             nul = nulIn(request);
         } catch (IllegalArgumentException e) {
-            refuse(request, 400, "malformed-address", "Malformed address", "the path or query is not percent-encoded UTF-8");
+            refuse(request, 400, "malformed-address", "Malformed address",
+                    "the path or query is not percent-encoded UTF-8");
             return;
         }
         if (nul != null) {
-            refuse(request, 400, "nul-character", "NUL character", nul + " holds a NUL character, which nothing here can store");
+            refuse(request, 400, "nul-character", "NUL character",
+                    nul + " holds a NUL character, which nothing here can store");
         }
     }
 
@@ -72,7 +75,8 @@ public class MalformedRequests implements ContainerRequestFilter {
             }
             int semicolon = element.indexOf(';');
             String range = (semicolon < 0 ? element : element.substring(0, semicolon)).strip();
-            MediaType type = mediaType(range.equals("*") ? "*/*" + element.substring(element.indexOf('*') + 1) : element);
+            MediaType type = mediaType(
+                    range.equals("*") ? "*/*" + element.substring(element.indexOf('*') + 1) : element);
             if (type == null) {
                 return false;
             }
@@ -87,7 +91,8 @@ public class MalformedRequests implements ContainerRequestFilter {
     /** A parameter's value without the quotes HTTP allows around it ({@code charset="UTF-8"}). */
     private static String unquoted(String value) {
         return value != null && value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
-                ? value.substring(1, value.length() - 1) : value;
+                ? value.substring(1, value.length() - 1)
+                : value;
     }
 
     private static boolean isNumber(String q) {
@@ -133,7 +138,8 @@ public class MalformedRequests implements ContainerRequestFilter {
             return "the path";
         }
         for (Map.Entry<String, List<String>> parameter : request.getUriInfo().getQueryParameters().entrySet()) {
-            if (parameter.getKey().indexOf('\0') >= 0 || parameter.getValue().stream().anyMatch(v -> v.indexOf('\0') >= 0)) {
+            if (parameter.getKey().indexOf('\0') >= 0
+                    || parameter.getValue().stream().anyMatch(v -> v.indexOf('\0') >= 0)) {
                 return "the query parameter " + parameter.getKey().replace('\0', '?');
             }
         }
@@ -141,6 +147,7 @@ public class MalformedRequests implements ContainerRequestFilter {
     }
 
     private static void refuse(ContainerRequestContext request, int status, String type, String title, String detail) {
-        request.abortWith(Problems.response(status, type, title, detail, request.getUriInfo().getRequestUri().getRawPath()));
+        request.abortWith(
+                Problems.response(status, type, title, detail, request.getUriInfo().getRequestUri().getRawPath()));
     }
 }

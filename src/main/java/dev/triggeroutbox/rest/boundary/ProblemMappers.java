@@ -55,7 +55,9 @@ public final class ProblemMappers {
                 return malformed(path(uri));
             }
             Response.ResponseBuilder r = Response.fromResponse(Problems.response(status, slug(status),
-                    Response.Status.fromStatusCode(status) == null ? "Error" : Response.Status.fromStatusCode(status).getReasonPhrase(),
+                    Response.Status.fromStatusCode(status) == null
+                            ? "Error"
+                            : Response.Status.fromStatusCode(status).getReasonPhrase(),
                     detail(status), path(uri)));
             if (e.getResponse() != null && e.getResponse().getHeaderString("Allow") != null) {
                 r.header("Allow", e.getResponse().getHeaderString("Allow"));

@@ -113,7 +113,8 @@ public class IdempotencyKeys implements HousekeepingJob {
     private static Answer replay(Connection con, String owner, String key, String fingerprint) {
         Optional<Stored> stored = Jdbc.first(con,
                 "SELECT fingerprint, status, location, body FROM idempotency_keys WHERE principal = ? AND key = ?",
-                p -> p.text(owner).text(key), rs -> new Stored(rs.getString("fingerprint"), (Integer) rs.getObject("status"),
+                p -> p.text(owner).text(key),
+                rs -> new Stored(rs.getString("fingerprint"), (Integer) rs.getObject("status"),
                         rs.getString("location"), rs.getString("body")));
         if (stored.isEmpty() || stored.get().status() == null) {
             // cannot happen after the conflict (the first request committed with its answer); be safe
@@ -132,7 +133,8 @@ public class IdempotencyKeys implements HousekeepingJob {
     }
 
     private static void store(Connection con, String owner, String key, Answer answer) {
-        Jdbc.update(con, "UPDATE idempotency_keys SET status = ?, location = ?, body = ? WHERE principal = ? AND key = ?",
+        Jdbc.update(con,
+                "UPDATE idempotency_keys SET status = ?, location = ?, body = ? WHERE principal = ? AND key = ?",
                 p -> p.integer(answer.status()).text(answer.location()).text(answer.body()).text(owner).text(key));
     }
 
@@ -150,7 +152,8 @@ public class IdempotencyKeys implements HousekeepingJob {
 
     private static String sha256(String text) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

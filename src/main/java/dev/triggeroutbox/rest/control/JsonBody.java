@@ -113,7 +113,8 @@ public final class JsonBody {
             return;
         }
         json.keySet().stream().filter(k -> !allowed.contains(k)).sorted()
-                .forEach(k -> error(k, "is not a field of this request (fields: " + String.join(", ", new java.util.TreeSet<>(allowed)) + ")"));
+                .forEach(k -> error(k, "is not a field of this request (fields: "
+                        + String.join(", ", new java.util.TreeSet<>(allowed)) + ")"));
     }
 
     public String string(String name, boolean required) {

@@ -1,6 +1,5 @@
 package dev.triggeroutbox.rest.control;
 
-import dev.triggeroutbox.rest.control.Jsons;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObjectBuilder;

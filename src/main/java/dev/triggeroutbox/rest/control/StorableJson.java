@@ -68,7 +68,8 @@ public final class StorableJson {
             if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
-                return "must not contain a lone UTF-16 surrogate (\\u" + Integer.toHexString(c) + "), which is no Unicode character";
+                return "must not contain a lone UTF-16 surrogate (\\u" + Integer.toHexString(c)
+                        + "), which is no Unicode character";
             }
         }
         return null;

@@ -49,7 +49,8 @@ public final class MigrationConnections {
             }
             return result;
         };
-        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, source);
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                source);
     }
 
     private static Connection connection(Connection con) {
@@ -66,7 +67,8 @@ public final class MigrationConnections {
             }
             return call(con, method, args);
         };
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, handler);
+        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                handler);
     }
 
     private static Object call(Object target, Method method, Object[] args) throws Throwable {

@@ -34,16 +34,19 @@ public final class Migrations {
 
     /** Migrates to this WAR's version, trying again after a lock timeout (the tests of the migrations call it too). */
     public static void migrate(DataSource dataSource) {
-        for (int attempt = 1; ; attempt++) {
+        for (int attempt = 1;; attempt++) {
             try {
                 migrateOnce(dataSource);
                 return;
             } catch (RuntimeException | SQLException e) {
                 if (attempt == TRIES || !MigrationConnections.lockTimedOut(e)) {
-                    throw e instanceof RuntimeException r ? r : new IllegalStateException("outbox schema migration failed", e);
+                    throw e instanceof RuntimeException r
+                            ? r
+                            : new IllegalStateException("outbox schema migration failed", e);
                 }
                 LOG.warning("outbox schema migration waited " + LOCK_TIMEOUT.toSeconds()
-                        + " s for a table lock held by another transaction; rolled back, trying again (" + attempt + "/" + TRIES + ")");
+                        + " s for a table lock held by another transaction; rolled back, trying again (" + attempt + "/"
+                        + TRIES + ")");
             }
         }
     }
@@ -61,13 +64,15 @@ public final class Migrations {
      * again from the start (V10 drops its half-built index first), so its record goes before every try.
      */
     private static void forgetFailedAttempts(DataSource dataSource) throws SQLException {
-        try (Connection con = dataSource.getConnection(); Statement st = con.createStatement();
+        try (Connection con = dataSource.getConnection();
+                Statement st = con.createStatement();
                 ResultSet rs = st.executeQuery("SELECT to_regclass('outbox_schema_history') IS NOT NULL")) {
             rs.next();
             if (rs.getBoolean(1)) {
                 int forgotten = st.executeUpdate("DELETE FROM outbox_schema_history WHERE NOT success");
                 if (forgotten > 0) {
-                    LOG.warning("outbox schema migration: " + forgotten + " failed attempt(s) of a migration outside a transaction forgotten; running it again");
+                    LOG.warning("outbox schema migration: " + forgotten
+                            + " failed attempt(s) of a migration outside a transaction forgotten; running it again");
                 }
             }
         }

@@ -84,7 +84,9 @@ final class AddressScope {
             }
             String inner = kind(IPV4, client);
             String server = kind(IPV4, Arrays.copyOfRange(bytes, 4, 8));
-            return inner != null ? "a Teredo form of " + inner : server == null ? null : "a Teredo address whose server is " + server;
+            return inner != null
+                    ? "a Teredo form of " + inner
+                    : server == null ? null : "a Teredo address whose server is " + server;
         }
         return null;
     }

@@ -40,7 +40,8 @@ final class CheckedAddresses {
         if (!verdict.allowed()) {
             return CompletableFuture.failedFuture(new Refused(verdict.refusal()));
         }
-        Optional<? extends InetAddress> literal = normalized.indexOf(':') >= 0 ? AddressRange.literal(normalized)
+        Optional<? extends InetAddress> literal = normalized.indexOf(':') >= 0
+                ? AddressRange.literal(normalized)
                 : Ipv4Forms.dottedQuad(normalized);
         if (literal.isPresent()) { // an address, judged above: nothing to look up
             return CompletableFuture.completedFuture(List.of(new InetSocketAddress(literal.get(), port)));

@@ -100,7 +100,8 @@ public class DeliveryThreads {
             throw new IllegalStateException("outbox.delivery.threads must be at least 1");
         }
         if (threadsPerApp < 0 || threadsPerApp > threads) {
-            throw new IllegalStateException("outbox.delivery.threads-per-app must be 0 (half the threads) or 1..outbox.delivery.threads");
+            throw new IllegalStateException(
+                    "outbox.delivery.threads-per-app must be 0 (half the threads) or 1..outbox.delivery.threads");
         }
         perApp = threadsPerApp == 0 ? Math.max(1, threads / 2) : threadsPerApp;
         for (int i = 0; i < threads; i++) {
@@ -252,7 +253,8 @@ public class DeliveryThreads {
 
     /** While deliveries wait, looks every second for those past their start deadline (every thread may be busy). */
     private void scheduleSweep() {
-        CompletableFuture.delayedExecutor(SWEEP_EVERY_MILLIS, TimeUnit.MILLISECONDS, Runnable::run).execute(this::sweep);
+        CompletableFuture.delayedExecutor(SWEEP_EVERY_MILLIS, TimeUnit.MILLISECONDS, Runnable::run)
+                .execute(this::sweep);
     }
 
     private void sweep() {
@@ -260,7 +262,7 @@ public class DeliveryThreads {
         boolean again;
         synchronized (lock) {
             long now = System.nanoTime();
-            for (var queues = this.queues.values().iterator(); queues.hasNext(); ) {
+            for (var queues = this.queues.values().iterator(); queues.hasNext();) {
                 ArrayDeque<Job> queue = queues.next();
                 queue.removeIf(job -> {
                     boolean gone = now - job.startBy > 0 || job.result.isDone();
@@ -279,7 +281,8 @@ public class DeliveryThreads {
         }
         late.forEach(job -> job.result.complete(notStartedInTime()));
         if (!late.isEmpty()) {
-            LOG.log(Level.FINE, () -> late.size() + " delivery(ies) found no free thread in time; given back unstarted");
+            LOG.log(Level.FINE,
+                    () -> late.size() + " delivery(ies) found no free thread in time; given back unstarted");
         }
         if (again) {
             scheduleSweep();

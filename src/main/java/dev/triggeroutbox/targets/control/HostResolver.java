@@ -78,7 +78,8 @@ final class HostResolver {
                 settle(host, answer, found, null);
             }
         } catch (UnknownHostException | RuntimeException e) {
-            settle(host, answer, null, e instanceof UnknownHostException ? e : new UnknownHostException(host + ": " + e));
+            settle(host, answer, null,
+                    e instanceof UnknownHostException ? e : new UnknownHostException(host + ": " + e));
         }
     }
 

@@ -63,7 +63,8 @@ public class JmsTarget implements DeliveryTarget {
         try {
             ServerObjects.lookup(destination, Destination.class);
         } catch (NamingException e) {
-            return Optional.of(new Refusal("jms-destination-unknown", "no JMS queue or topic is bound at " + destination));
+            return Optional
+                    .of(new Refusal("jms-destination-unknown", "no JMS queue or topic is bound at " + destination));
         }
         return Optional.empty();
     }
@@ -80,7 +81,8 @@ public class JmsTarget implements DeliveryTarget {
         try {
             factory = ServerObjects.lookup(factoryName, ConnectionFactory.class);
         } catch (NamingException e) {
-            return DeliveryResult.failed("no JMS connection factory at " + factoryName + " (outbox.jms.connection-factory)");
+            return DeliveryResult
+                    .failed("no JMS connection factory at " + factoryName + " (outbox.jms.connection-factory)");
         }
         try {
             destination = ServerObjects.lookup(name, Destination.class);
@@ -93,8 +95,9 @@ public class JmsTarget implements DeliveryTarget {
             TextMessage message = message(context, row);
             context.createProducer().send(destination, message);
             // the reply (for invoke): which message the broker took
-            return new DeliveryResult.Delivered(Jsons.object().add("jmsMessageId", String.valueOf(message.getJMSMessageID()))
-                    .add("destination", name).build().toString());
+            return new DeliveryResult.Delivered(
+                    Jsons.object().add("jmsMessageId", String.valueOf(message.getJMSMessageID()))
+                            .add("destination", name).build().toString());
         } catch (RuntimeException | JMSException e) {
             return JmsFailures.result(e, name);
         }
@@ -131,7 +134,8 @@ public class JmsTarget implements DeliveryTarget {
         }
 
         static DeliveryResult result(Exception e, String destination) {
-            if (e instanceof InvalidDestinationRuntimeException || e instanceof jakarta.jms.InvalidDestinationException) {
+            if (e instanceof InvalidDestinationRuntimeException
+                    || e instanceof jakarta.jms.InvalidDestinationException) {
                 return DeliveryResult.rejected("JMS destination " + destination + " does not exist on the broker");
             }
             if (e instanceof JMSSecurityRuntimeException || e instanceof jakarta.jms.JMSSecurityException) {

@@ -122,7 +122,8 @@ public class KafkaTarget implements DeliveryTarget {
     /** Why a kafka trigger cannot be registered on this node; empty when it can. */
     public Optional<String> refusal() {
         if (bootstrapServers.filter(s -> !s.isBlank()).isEmpty()) {
-            return Optional.of("no Kafka cluster is configured (outbox.kafka.bootstrap-servers): kafka targets need one");
+            return Optional
+                    .of("no Kafka cluster is configured (outbox.kafka.bootstrap-servers): kafka targets need one");
         }
         return Optional.empty();
     }
@@ -220,8 +221,10 @@ public class KafkaTarget implements DeliveryTarget {
         } catch (RuntimeException e) {
             String why = scrub(HandlerTarget.describe(e));
             if (!why.equals(unmade)) {
-                LOG.log(Level.WARNING, "the Kafka producer could not be made (tried again every few seconds while kafka "
-                        + "rows are due): {0}", why);
+                LOG.log(Level.WARNING,
+                        "the Kafka producer could not be made (tried again every few seconds while kafka "
+                                + "rows are due): {0}",
+                        why);
             }
             unmade = why;
             unmadeUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MIN_PAUSE_MILLIS);
@@ -237,8 +240,10 @@ public class KafkaTarget implements DeliveryTarget {
             String setting = setting(name);
             if (setting != null) {
                 if (FIXED.contains(setting)) {
-                    LOG.log(Level.WARNING, "{0} is ignored: kafka targets always send with acks=all, idempotent, retried,"
-                            + " untransacted", name);
+                    LOG.log(Level.WARNING,
+                            "{0} is ignored: kafka targets always send with acks=all, idempotent, retried,"
+                                    + " untransacted",
+                            name);
                     continue;
                 }
                 String value = config.getOptionalValue(name, String.class).orElse(null);
@@ -322,8 +327,9 @@ public class KafkaTarget implements DeliveryTarget {
         String topic = row.trigger().target();
         Pause pause = pausedTopics.get(topic);
         if (pause != null && System.nanoTime() - pause.until() < 0) {
-            job.result.complete(DeliveryResult.failed("Kafka topic " + topic + " had no metadata within max.block.ms; its"
-                    + " rows fail at once for " + pause.millis() / 1000 + " s, then it is tried again"));
+            job.result
+                    .complete(DeliveryResult.failed("Kafka topic " + topic + " had no metadata within max.block.ms; its"
+                            + " rows fail at once for " + pause.millis() / 1000 + " s, then it is tried again"));
             return;
         }
         job.result.orTimeout(job.timeout.toMillis(), TimeUnit.MILLISECONDS); // from now: the record is sent
@@ -339,7 +345,8 @@ public class KafkaTarget implements DeliveryTarget {
                 } else if (failure == null && pause != null) {
                     pausedTopics.remove(topic, pause);
                 }
-                job.result.complete(failure == null ? delivered(metadata) : scrub(KafkaFailures.result(failure, topic)));
+                job.result
+                        .complete(failure == null ? delivered(metadata) : scrub(KafkaFailures.result(failure, topic)));
             });
         } catch (TimeoutException e) {
             if (!(e instanceof BufferExhaustedException)) {
@@ -353,12 +360,15 @@ public class KafkaTarget implements DeliveryTarget {
 
     /** Pauses a topic: ten times max.block.ms at first (5 s at least), twice the last pause while it stays missing. */
     private void pause(String topic, Pause last) {
-        long millis = last == null ? Math.max(MIN_PAUSE_MILLIS, 10 * maxBlockMillis) : Math.min(MAX_PAUSE_MILLIS, 2 * last.millis());
+        long millis = last == null
+                ? Math.max(MIN_PAUSE_MILLIS, 10 * maxBlockMillis)
+                : Math.min(MAX_PAUSE_MILLIS, 2 * last.millis());
         pausedTopics.put(topic, new Pause(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis), millis));
     }
 
     /** The secret options of a JAAS login module configuration ({@code password="..."}). */
-    private static final Pattern JAAS_SECRET = Pattern.compile("(?i)\\b(password|secret|token|clientSecret)\\s*=\\s*\"[^\"]*\"");
+    private static final Pattern JAAS_SECRET = Pattern
+            .compile("(?i)\\b(password|secret|token|clientSecret)\\s*=\\s*\"[^\"]*\"");
 
     /** Settings whose values are secrets (passwords, JAAS configurations with them, keys, tokens). */
     private static final Pattern SECRET = Pattern.compile(

@@ -184,7 +184,8 @@ final class OriginGate {
             boolean fast = answered && nanoTime.getAsLong() - entry.startedAt <= FAST_NANOS;
             // more while it answers fast; one fewer per slow answer; half as many when it did not answer well at all:
             // a receiver that times out under the load it is given gets much less of it at once (as TCP backs off)
-            line.places = fast ? Math.min(most, line.places + 1)
+            line.places = fast
+                    ? Math.min(most, line.places + 1)
                     : answered ? Math.max(perOrigin, line.places - 1) : Math.max(perOrigin, line.places / 2);
             line.less(entry.trigger);
             next(line, expired, starting);

@@ -53,8 +53,8 @@ public class Targets {
         Tracing.Span span = tracing.attempt(target.type(), row.appId().toString(), row.id().toString(),
                 row.triggerId() == null ? null : row.triggerId().toString(), row.attemptCount(),
                 written == null ? null : written.traceparent(), written == null ? null : written.tracestate());
-        CompletableFuture<DeliveryResult> delivery =
-                target.deliver(row.tracedBy(TraceContext.parse(span.traceparent(), span.tracestate())), maxAttempts, timeout);
+        CompletableFuture<DeliveryResult> delivery = target
+                .deliver(row.tracedBy(TraceContext.parse(span.traceparent(), span.tracestate())), maxAttempts, timeout);
         // the target's own future goes back: the dispatcher completes it to stop the work
         delivery.whenComplete((result, failure) -> ended(span, result, failure));
         return delivery;

@@ -85,7 +85,8 @@ public final class WebhookAddressPolicy {
             return Verdict.refuse("the webhook URL is not a valid URL: " + e.getReason());
         }
         String scheme = uri.getScheme();
-        if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https")) || uri.isOpaque()) {
+        if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+                || uri.isOpaque()) {
             return Verdict.refuse("the webhook URL must be an http or https URL");
         }
         if (uri.getRawUserInfo() != null) {

@@ -138,7 +138,8 @@ final class WebhookClient implements AutoCloseable {
     private Bootstrap bootstrap(boolean secure) {
         return new Bootstrap().group(loops).channel(NioSocketChannel.class)
                 .resolver(NoopAddressResolverGroup.INSTANCE) // CheckedAddresses resolved and judged the address
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                        (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -151,7 +152,8 @@ final class WebhookClient implements AutoCloseable {
                             engine.setSSLParameters(p);
                             ch.pipeline().addLast(new SslHandler(engine));
                         }
-                        ch.pipeline().addLast(new HttpResponseDecoder(4096, MAX_HEAD_BYTES, 64 * 1024), new Connection(origin));
+                        ch.pipeline().addLast(new HttpResponseDecoder(4096, MAX_HEAD_BYTES, 64 * 1024),
+                                new Connection(origin));
                     }
                 });
     }
@@ -169,7 +171,8 @@ final class WebhookClient implements AutoCloseable {
         String host = uri.getHost();
         String key = (secure ? "https://" : "http://") + host.toLowerCase(Locale.ROOT) + ":" + port;
         Origin origin = origins.computeIfAbsent(key, k -> new Origin(host, port, secure));
-        Exchange x = new Exchange(origin, request.head(origin.hostHeader), request.body, System.nanoTime() + timeout.toNanos(),
+        Exchange x = new Exchange(origin, request.head(origin.hostHeader), request.body,
+                System.nanoTime() + timeout.toNanos(),
                 timeout.toMillis());
         x.answer.whenComplete((a, e) -> x.ended(e != null));
         Channel idle = origin.takeIdle();
@@ -205,7 +208,9 @@ final class WebhookClient implements AutoCloseable {
     private void connect(Exchange x) {
         addresses.resolve(x.origin.host, x.origin.port).whenComplete((found, e) -> {
             if (e != null) {
-                x.fail(e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e);
+                x.fail(e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                        ? e.getCause()
+                        : e);
             } else {
                 connect(x, found, 0);
             }
@@ -233,7 +238,8 @@ final class WebhookClient implements AutoCloseable {
                 connect(x, found, next + 1);
             } else {
                 x.fail(f.cause() instanceof io.netty.channel.ConnectTimeoutException
-                        ? new SocketTimeoutException("connect timed out") : f.cause());
+                        ? new SocketTimeoutException("connect timed out")
+                        : f.cause());
             }
         });
     }
@@ -402,7 +408,8 @@ final class WebhookClient implements AutoCloseable {
 
     /** The last handler of a connection: reads the answer of the exchange it carries, then gives itself back. */
     private final class Connection extends ChannelInboundHandlerAdapter {
-        static final io.netty.util.AttributeKey<Origin> ORIGIN = io.netty.util.AttributeKey.valueOf("trigger-outbox.origin");
+        static final io.netty.util.AttributeKey<Origin> ORIGIN = io.netty.util.AttributeKey
+                .valueOf("trigger-outbox.origin");
         private final Origin origin;
         Exchange exchange;
 
@@ -449,7 +456,8 @@ final class WebhookClient implements AutoCloseable {
                 ByteBuf content = c.content();
                 if (content.isReadable()) {
                     if (x.reply == null) {
-                        x.reply = new ByteArrayOutputStream(Math.min(replyBytes, Math.max(content.readableBytes(), 256)));
+                        x.reply = new ByteArrayOutputStream(
+                                Math.min(replyBytes, Math.max(content.readableBytes(), 256)));
                     }
                     int take = Math.min(replyBytes - x.reply.size(), content.readableBytes());
                     byte[] chunk = new byte[take];
@@ -520,7 +528,8 @@ final class WebhookClient implements AutoCloseable {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             Throwable e = cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
-                    ? cause.getCause() : cause;
+                    ? cause.getCause()
+                    : cause;
             failed(ctx.channel(), e);
         }
 

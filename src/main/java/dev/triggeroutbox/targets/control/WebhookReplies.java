@@ -27,7 +27,8 @@ final class WebhookReplies {
         if (status >= 300 && status < 400) {
             // following would let a public URL bounce the request to an address the policy refuses
             String where = location == null || location.isBlank() ? "without a Location" : "to " + snippet(location);
-            return new DeliveryResult.Failed("webhook answered HTTP " + status + ": redirect " + where + " not followed",
+            return new DeliveryResult.Failed(
+                    "webhook answered HTTP " + status + ": redirect " + where + " not followed",
                     null, status, body);
         }
         if (status == 410) {

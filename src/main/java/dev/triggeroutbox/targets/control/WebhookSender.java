@@ -3,7 +3,6 @@ package dev.triggeroutbox.targets.control;
 import dev.triggeroutbox.targets.entity.ClaimedRow;
 import dev.triggeroutbox.targets.entity.DeliveryResult;
 import java.net.URI;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,7 +42,8 @@ final class WebhookSender {
     private final WebhookCircuits circuits;
     private final OriginGate gate;
     private final BoundedMemo<String, Destination> destinations;
-    private final BoundedMemo<String, WebhookSignature> signatures = new BoundedMemo<>(REMEMBERED, WebhookSignature::of);
+    private final BoundedMemo<String, WebhookSignature> signatures = new BoundedMemo<>(REMEMBERED,
+            WebhookSignature::of);
 
     WebhookSender(WebhookClient client, WebhookAddressPolicy policy, Duration timeout, Duration connectTimeout,
             Clock clock, WebhookCircuits circuits, OriginGate gate) {
@@ -91,7 +91,9 @@ final class WebhookSender {
     CompletableFuture<DeliveryResult> send(ClaimedRow row, Duration deliveryTimeout) {
         CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
         // the client's own timeout of the exchange is the only timer a delivery needs
-        Duration answerWithin = deliveryTimeout == null || deliveryTimeout.compareTo(timeout) >= 0 ? timeout : deliveryTimeout;
+        Duration answerWithin = deliveryTimeout == null || deliveryTimeout.compareTo(timeout) >= 0
+                ? timeout
+                : deliveryTimeout;
         // a wait for a place at the origin spends none of the exchange's time, so it may last up to the row's
         // start deadline plus what the exchange leaves of the delivery's time
         long slack = deliveryTimeout == null ? 0 : deliveryTimeout.minus(answerWithin).toNanos();
@@ -99,7 +101,8 @@ final class WebhookSender {
         try {
             start(row, answerWithin, deadline, result);
         } catch (RuntimeException e) {
-            result.complete(DeliveryResult.failed("webhook delivery could not start: " + WebhookReplies.snippet(e.getMessage())));
+            result.complete(DeliveryResult
+                    .failed("webhook delivery could not start: " + WebhookReplies.snippet(e.getMessage())));
         }
         return result;
     }
@@ -138,12 +141,14 @@ final class WebhookSender {
         try {
             send.run();
         } catch (RuntimeException e) {
-            result.complete(DeliveryResult.failed("webhook delivery could not start: " + WebhookReplies.snippet(e.getMessage())));
+            result.complete(DeliveryResult
+                    .failed("webhook delivery could not start: " + WebhookReplies.snippet(e.getMessage())));
         }
     }
 
     /** The exchange of a delivery that has its place at the origin: past the circuit, signed, sent. */
-    private void exchange(ClaimedRow row, Destination destination, WebhookSignature signature, WebhookSignature previous,
+    private void exchange(ClaimedRow row, Destination destination, WebhookSignature signature,
+            WebhookSignature previous,
             Duration answerWithin, CompletableFuture<DeliveryResult> result) {
         String origin = destination.origin();
         WebhookCircuits.Admission admission = circuits.admit(origin);
@@ -158,12 +163,16 @@ final class WebhookSender {
         headers(request::header, row, signature, previous, timestamp, body);
         CompletableFuture<WebhookClient.Answer> answer = client.post(request, answerWithin);
         answer.whenComplete((a, e) -> {
-            String failure = e == null ? null : WebhookFailures.describe(e, uri.getHost(), answerWithin, connectTimeout);
+            String failure = e == null
+                    ? null
+                    : WebhookFailures.describe(e, uri.getHost(), answerWithin, connectTimeout);
             circuits.record(origin, admission, e == null || !WebhookFailures.unreachable(e), failure);
             if (e == null) {
-                result.complete(WebhookReplies.result(a.status(), a.body(), a.location(), a.retryAfter(), clock.instant()));
+                result.complete(
+                        WebhookReplies.result(a.status(), a.body(), a.location(), a.retryAfter(), clock.instant()));
             } else {
-                result.complete(WebhookFailures.refusal(e) != null ? DeliveryResult.rejected(WebhookFailures.refusal(e))
+                result.complete(WebhookFailures.refusal(e) != null
+                        ? DeliveryResult.rejected(WebhookFailures.refusal(e))
                         : DeliveryResult.failed(failure));
             }
         });
@@ -212,7 +221,8 @@ final class WebhookSender {
      * overlap ({@code previous} not null) the signature header holds two space-separated signatures, as
      * Standard Webhooks allows: the new secret's first, then the replaced one's.
      */
-    static void headers(BiConsumer<String, String> h, ClaimedRow row, WebhookSignature signature, WebhookSignature previous,
+    static void headers(BiConsumer<String, String> h, ClaimedRow row, WebhookSignature signature,
+            WebhookSignature previous,
             long timestamp, byte[] body) {
         String id = row.id().toString();
         h.accept("webhook-id", id);

@@ -77,7 +77,8 @@ public class WebhookSettings {
         require(circuitMaxOpenMillis >= WebhookCircuits.FIRST_OPEN_MILLIS,
                 "outbox.webhook.circuit-max-open-ms must be at least " + WebhookCircuits.FIRST_OPEN_MILLIS);
         require(secretOverlapMillis >= 0 && secretOverlapMillis <= MAX_SECRET_OVERLAP_MILLIS,
-                "outbox.webhook.secret-overlap-ms must be 0 (no overlap) to " + MAX_SECRET_OVERLAP_MILLIS + " (30 days)");
+                "outbox.webhook.secret-overlap-ms must be 0 (no overlap) to " + MAX_SECRET_OVERLAP_MILLIS
+                        + " (30 days)");
         WebhookAllowList allowList;
         try {
             allowList = WebhookAllowList.parse(allowedHosts.orElse(""));

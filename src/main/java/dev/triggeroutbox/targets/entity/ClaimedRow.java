@@ -35,19 +35,24 @@ public record ClaimedRow(
         String orderingKey) {
 
     /** A row without a trace context or a start deadline (tests, tools): its delivery may start whenever a thread is free. */
-    public ClaimedRow(OutboxId id, AppId appId, String sourceKind, TriggerId triggerId, ScriptId scriptId, OutboxId replyTo,
+    public ClaimedRow(OutboxId id, AppId appId, String sourceKind, TriggerId triggerId, ScriptId scriptId,
+            OutboxId replyTo,
             String payload, String originPrincipal, int triggerDepth, ExecutionId rootExecutionId, int attemptCount,
             Integer rowMaxAttempts, OffsetDateTime createdAt, OffsetDateTime dueAt, TriggerTarget trigger) {
-        this(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth, rootExecutionId,
+        this(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth,
+                rootExecutionId,
                 attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, null, Long.MAX_VALUE, null);
     }
 
     /** A row in no lane. */
-    public ClaimedRow(OutboxId id, AppId appId, String sourceKind, TriggerId triggerId, ScriptId scriptId, OutboxId replyTo,
+    public ClaimedRow(OutboxId id, AppId appId, String sourceKind, TriggerId triggerId, ScriptId scriptId,
+            OutboxId replyTo,
             String payload, String originPrincipal, int triggerDepth, ExecutionId rootExecutionId, int attemptCount,
-            Integer rowMaxAttempts, OffsetDateTime createdAt, OffsetDateTime dueAt, TriggerTarget trigger, TraceContext trace,
+            Integer rowMaxAttempts, OffsetDateTime createdAt, OffsetDateTime dueAt, TriggerTarget trigger,
+            TraceContext trace,
             long startBy) {
-        this(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth, rootExecutionId,
+        this(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth,
+                rootExecutionId,
                 attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, trace, startBy, null);
     }
 
@@ -56,19 +61,23 @@ public record ClaimedRow(
      * still end within the claim's lease; a delivery waiting for a thread past it is given back unstarted.
      */
     public ClaimedRow startingBy(long nanos) {
-        return new ClaimedRow(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth,
+        return new ClaimedRow(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
+                triggerDepth,
                 rootExecutionId, attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, trace, nanos, orderingKey);
     }
 
     /** The same row sent with {@code context} (an attempt's span, {@code platform.Tracing}) instead of the one it was written with. */
     public ClaimedRow tracedBy(TraceContext context) {
-        return new ClaimedRow(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth,
-                rootExecutionId, attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, context, startBy, orderingKey);
+        return new ClaimedRow(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
+                triggerDepth,
+                rootExecutionId, attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, context, startBy,
+                orderingKey);
     }
 
     /** The same row in the lane of {@code key} (null: none). */
     public ClaimedRow inLane(String key) {
-        return new ClaimedRow(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal, triggerDepth,
+        return new ClaimedRow(id, appId, sourceKind, triggerId, scriptId, replyTo, payload, originPrincipal,
+                triggerDepth,
                 rootExecutionId, attemptCount, rowMaxAttempts, createdAt, dueAt, trigger, trace, startBy, key);
     }
 

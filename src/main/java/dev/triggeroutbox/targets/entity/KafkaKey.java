@@ -9,9 +9,7 @@ import java.util.Optional;
  * partitions), its id (the default: every record its own key), or its app.
  */
 public enum KafkaKey {
-    ORDERING_KEY("orderingKey"),
-    ROW_ID("rowId"),
-    APP_ID("appId");
+    ORDERING_KEY("orderingKey"), ROW_ID("rowId"), APP_ID("appId");
 
     public static final KafkaKey DEFAULT = ROW_ID;
 

@@ -37,7 +37,8 @@ public final class TriggerJson {
                 .add("misfire", s.misfire().wire()));
         t.nextFireAt().ifPresent(n -> json.add("nextFireAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(n)));
         t.lastFiredAt().ifPresent(n -> json.add("lastFiredAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(n)));
-        t.previousSecretExpiresAt().ifPresent(e -> json.add("previousSecretExpiresAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(e)));
+        t.previousSecretExpiresAt()
+                .ifPresent(e -> json.add("previousSecretExpiresAt", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(e)));
         if (withSecret) {
             t.secret().ifPresent(s -> json.add("secret", s));
         }

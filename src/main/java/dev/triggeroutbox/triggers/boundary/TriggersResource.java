@@ -111,11 +111,13 @@ public class TriggersResource {
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), String.valueOf(body), () -> {
             Definition d = definition(body);
             String secret = d.type() == TargetType.WEBHOOK ? WebhookSignature.newSecret() : null;
-            Trigger t = triggers.create(app, d.kind(), d.type(), d.target(), d.key(), secret, d.script(), d.maxAttempts(), d.enabled());
+            Trigger t = triggers.create(app, d.kind(), d.type(), d.target(), d.key(), secret, d.script(),
+                    d.maxAttempts(), d.enabled());
             t.onDeadLetter(d.onDeadLetter());
             triggers.schedule(t, d.schedule(), false);
             JsonObject json = TriggerJson.of(t, true).build();
-            return new IdempotencyKeys.Answer(201, Locations.of(uri, "apps", app.toString(), "triggers", t.id().toString()),
+            return new IdempotencyKeys.Answer(201,
+                    Locations.of(uri, "apps", app.toString(), "triggers", t.id().toString()),
                     json.toString());
         }, TriggersResource::withoutSecret).toResponse();
     }
@@ -187,8 +189,9 @@ public class TriggersResource {
         return idempotency.once(Callers.name(caller), key, "POST", uri.getPath(), "", () -> {
             Trigger t = trigger(id);
             if (t.targetType() != TargetType.WEBHOOK) {
-                throw OutboxRefusedException.conflict("not-a-webhook", "Not a webhook trigger", "trigger " + id + " delivers to a "
-                        + t.targetType().wire() + " target; only webhook triggers have a signing secret");
+                throw OutboxRefusedException.conflict("not-a-webhook", "Not a webhook trigger",
+                        "trigger " + id + " delivers to a "
+                                + t.targetType().wire() + " target; only webhook triggers have a signing secret");
             }
             triggers.rotateSecret(t, WebhookSignature.newSecret(), webhooks.secretOverlapMillis());
             return new IdempotencyKeys.Answer(200, null, TriggerJson.of(t, true).build().toString());
@@ -237,7 +240,6 @@ public class TriggersResource {
         return TriggerJson.of(t, false).build();
     }
 
-
     private Definition definition(JsonValue body) {
         JsonBody b = JsonBody.of(body, FIELDS);
         SourceKind kind = Payloads.sourceKind(b, "sourceKind", true);
@@ -261,7 +263,8 @@ public class TriggersResource {
         Schedule schedule = schedule(b, kind);
         b.validate();
         targetRules.check(type, where);
-        return new Definition(kind, type, where, key, script, maxAttempts, enabled == null || enabled, schedule, onDeadLetter);
+        return new Definition(kind, type, where, key, script, maxAttempts, enabled == null || enabled, schedule,
+                onDeadLetter);
     }
 
     /** Only cron triggers have a schedule (and may go without one). */
@@ -269,7 +272,8 @@ public class TriggersResource {
         String cron = b.string("schedule", false);
         String zone = b.string("timezone", false);
         Schedule.Misfire misfire = b.parsed("misfire", false,
-                w -> Schedule.Misfire.fromWire(w).orElseThrow(IllegalArgumentException::new), "must be fire_once or skip");
+                w -> Schedule.Misfire.fromWire(w).orElseThrow(IllegalArgumentException::new),
+                "must be fire_once or skip");
         if (kind != SourceKind.CRON) {
             for (String field : List.of("schedule", "timezone", "misfire")) {
                 if (b.present(field)) {
@@ -281,7 +285,8 @@ public class TriggersResource {
         if (cron == null) {
             // a cron trigger without a schedule never fires by itself; it hears cron events published to it
             if (zone != null || misfire != null) {
-                b.error("schedule", "is required with timezone or misfire, e.g. \"0 */5 * * * *\" (every five minutes)");
+                b.error("schedule",
+                        "is required with timezone or misfire, e.g. \"0 */5 * * * *\" (every five minutes)");
             }
             return null;
         }

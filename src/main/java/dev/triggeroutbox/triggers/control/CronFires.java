@@ -92,7 +92,8 @@ public class CronFires {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         Timestamp next = rs.getTimestamp(7);
-                        due.add(new Due(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
+                        due.add(new Due(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
+                                rs.getObject(3, UUID.class),
                                 new Schedule(rs.getString(4), rs.getString(5),
                                         Schedule.Misfire.fromWire(rs.getString(6)).orElse(Schedule.Misfire.FIRE_ONCE)),
                                 next == null ? null : next.toInstant()));
@@ -132,7 +133,8 @@ public class CronFires {
         Instant firstMissed = null;
         Instant lastMissed = null;
         int counted = 0;
-        for (Instant at = d.nextFireAt(); at != null && !at.isAfter(now) && counted < MAX_COUNTED_FIRES; at = cron.next(at)) {
+        for (Instant at = d.nextFireAt(); at != null && !at.isAfter(now)
+                && counted < MAX_COUNTED_FIRES; at = cron.next(at)) {
             counted++;
             if (at.isBefore(missedBefore)) {
                 missed++;
@@ -148,7 +150,9 @@ public class CronFires {
             }
             int count = missed;
             LOG.info(() -> "cron trigger " + d.id() + " missed " + count + " fire(s) from " + d.nextFireAt()
-                    + (d.schedule().misfire() == Schedule.Misfire.FIRE_ONCE ? ": fired once for them" : ": skipped them"));
+                    + (d.schedule().misfire() == Schedule.Misfire.FIRE_ONCE
+                            ? ": fired once for them"
+                            : ": skipped them"));
         }
         return fires;
     }
@@ -157,8 +161,9 @@ public class CronFires {
         try {
             return compiled.computeIfAbsent(schedule, Schedule::compiled);
         } catch (IllegalArgumentException e) {
-            LOG.warning(() -> "cron schedule " + schedule + " does not parse (" + e.getMessage() + "); looked at again in "
-                    + BROKEN_RETRY.toHours() + " h");
+            LOG.warning(
+                    () -> "cron schedule " + schedule + " does not parse (" + e.getMessage() + "); looked at again in "
+                            + BROKEN_RETRY.toHours() + " h");
             return null;
         }
     }

@@ -75,7 +75,8 @@ public class TargetRules {
         if (type == TargetType.WEBHOOK) {
             checkUrl(target);
         } else if (type == TargetType.HANDLER && !handlers.exists(target)) {
-            throw OutboxRefusedException.unprocessable("handler-unknown", "no handler named '" + target + "' is deployed");
+            throw OutboxRefusedException.unprocessable("handler-unknown",
+                    "no handler named '" + target + "' is deployed");
         } else if (type == TargetType.JMS) {
             jms.refusal(target).ifPresent(r -> {
                 throw OutboxRefusedException.unprocessable(r.type(), r.detail());
@@ -97,7 +98,8 @@ public class TargetRules {
             throw OutboxRefusedException.invalid("target.url", "must be an absolute http or https URL");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase();
-        if (!(scheme.equals("http") || scheme.equals("https")) || (uri.getHost() == null && uri.getRawAuthority() == null)) {
+        if (!(scheme.equals("http") || scheme.equals("https"))
+                || (uri.getHost() == null && uri.getRawAuthority() == null)) {
             throw OutboxRefusedException.invalid("target.url", "must be an absolute http or https URL");
         }
         Matcher port = PORT.matcher(uri.getRawAuthority() == null ? "" : uri.getRawAuthority());
@@ -116,7 +118,8 @@ public class TargetRules {
     /** A legal topic name, and a producer to send to it. Whether the topic exists is the broker's to say, at delivery. */
     private void checkTopic(String topic) {
         if (!TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
-            throw OutboxRefusedException.invalid("target.topic", "must be 1 to 249 letters, digits, '.', '_' or '-' (Kafka's topic names)");
+            throw OutboxRefusedException.invalid("target.topic",
+                    "must be 1 to 249 letters, digits, '.', '_' or '-' (Kafka's topic names)");
         }
         kafka.refusal().ifPresent(detail -> {
             throw OutboxRefusedException.unprocessable("kafka-unavailable", detail);

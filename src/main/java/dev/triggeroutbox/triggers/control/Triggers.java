@@ -77,7 +77,8 @@ public class Triggers {
      * statement, so from the commit on no claim takes the trigger's rows (those in flight finish their attempt).
      */
     public boolean hold(Trigger trigger, boolean held) {
-        int changed = em.createNativeQuery("UPDATE triggers SET held = ?1, updated_at = now() WHERE id = ?2 AND held <> ?1") // 1 held, 2 trigger
+        int changed = em
+                .createNativeQuery("UPDATE triggers SET held = ?1, updated_at = now() WHERE id = ?2 AND held <> ?1") // 1 held, 2 trigger
                 .setParameter(1, held)
                 .setParameter(2, trigger.id().value())
                 .executeUpdate();

@@ -78,7 +78,8 @@ public final class CronSchedule {
         try {
             zoneId = ZoneId.of(zone == null ? "UTC" : zone);
         } catch (DateTimeException e) {
-            throw new IllegalArgumentException("unknown time zone '" + zone + "' (use an IANA name such as Europe/Berlin, or UTC)");
+            throw new IllegalArgumentException(
+                    "unknown time zone '" + zone + "' (use an IANA name such as Europe/Berlin, or UTC)");
         }
         String trimmed = expression.trim();
         String text = MACROS.getOrDefault(trimmed.toLowerCase(Locale.ROOT), trimmed);

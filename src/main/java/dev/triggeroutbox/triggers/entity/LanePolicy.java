@@ -8,8 +8,7 @@ import java.util.Optional;
  * (the default), or stays blocked until an operator skips the dead head or replays it.
  */
 public enum LanePolicy {
-    CONTINUE("continue"),
-    BLOCK("block");
+    CONTINUE("continue"), BLOCK("block");
 
     private final String wire;
 

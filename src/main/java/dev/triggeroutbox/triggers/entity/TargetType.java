@@ -5,10 +5,7 @@ import java.util.Optional;
 
 /** Where a trigger delivers: an HTTP webhook, a CDI handler in the deployment, a JMS destination or a Kafka topic. */
 public enum TargetType {
-    WEBHOOK("webhook"),
-    HANDLER("handler"),
-    JMS("jms"),
-    KAFKA("kafka");
+    WEBHOOK("webhook"), HANDLER("handler"), JMS("jms"), KAFKA("kafka");
 
     private final String wire;
 

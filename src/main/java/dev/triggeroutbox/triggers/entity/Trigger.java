@@ -152,7 +152,8 @@ public class Trigger {
         if (schedule == null) {
             return Optional.empty();
         }
-        return Optional.of(new Schedule(schedule, timezone, Schedule.Misfire.fromWire(misfire).orElse(Schedule.Misfire.FIRE_ONCE)));
+        return Optional.of(new Schedule(schedule, timezone,
+                Schedule.Misfire.fromWire(misfire).orElse(Schedule.Misfire.FIRE_ONCE)));
     }
 
     /** When a cron trigger fires next, once the firing pass has computed it. */
@@ -203,7 +204,8 @@ public class Trigger {
     }
 
     /** {@code key}: the record key of a kafka target (its default when null), ignored for the other types. */
-    public void change(SourceKind kind, TargetType type, String newTarget, KafkaKey key, ScriptId script, Integer attempts,
+    public void change(SourceKind kind, TargetType type, String newTarget, KafkaKey key, ScriptId script,
+            Integer attempts,
             boolean enable) {
         this.sourceKind = kind.wire();
         this.targetType = type.wire();

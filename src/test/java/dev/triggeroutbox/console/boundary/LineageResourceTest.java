@@ -19,14 +19,17 @@ class LineageResourceTest {
 
     private static RowState row(int id, Integer parent, int depth, String status) {
         return new RowState(new OutboxId(new UUID(0, id)), new AppId(new UUID(1, 1)), "http", status, 1, depth, false,
-                null, null, null, null, null, null, "node-1", null, null, parent == null ? null : new OutboxId(new UUID(0, parent)));
+                null, null, null, null, null, null, "node-1", null, null,
+                parent == null ? null : new OutboxId(new UUID(0, parent)));
     }
 
     @Test
     void eachNodeIsItsRowAsOperatorsSeeItWithItsParentAndChildren() {
         ExecutionId root = ExecutionId.random();
-        JsonObject json = LineageResource.json(Lineage.tree(root, List.of(row(1, null, 0, "delivered"), row(2, 1, 1, "dead")), false));
-        assertEquals(List.of("rootExecutionId", "rows", "truncated", "maxDepth", "byStatus", "tree"), List.copyOf(json.keySet()));
+        JsonObject json = LineageResource
+                .json(Lineage.tree(root, List.of(row(1, null, 0, "delivered"), row(2, 1, 1, "dead")), false));
+        assertEquals(List.of("rootExecutionId", "rows", "truncated", "maxDepth", "byStatus", "tree"),
+                List.copyOf(json.keySet()));
         assertEquals(root.toString(), json.getString("rootExecutionId"));
         JsonObject top = json.getJsonArray("tree").getJsonObject(0);
         assertEquals(List.of("id", "appId", "sourceKind", "status", "attemptCount", "triggerDepth", "cancelRequested",

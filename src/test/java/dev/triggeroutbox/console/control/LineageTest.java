@@ -35,7 +35,8 @@ class LineageTest {
         assertEquals(5, tree.rows());
         assertEquals(3, tree.maxDepth());
         assertEquals(Map.of("delivered", 2, "dead", 1, "pending", 1, "scheduled", 1), tree.byStatus());
-        assertEquals(List.of("delivered", "dead", "pending", "scheduled"), List.copyOf(tree.byStatus().keySet()), "in order of appearance");
+        assertEquals(List.of("delivered", "dead", "pending", "scheduled"), List.copyOf(tree.byStatus().keySet()),
+                "in order of appearance");
         assertEquals(List.of(a, e), tree.roots());
         assertEquals(List.of(b, c), tree.children(a));
         assertEquals(List.of(d), tree.children(b));

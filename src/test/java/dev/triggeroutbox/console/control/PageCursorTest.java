@@ -23,7 +23,8 @@ class PageCursorTest {
 
     @Test
     void aForgedCursorWithATimeTheDatabaseCannotHoldIsRefused() {
-        for (String at : new String[] {"+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z", "+10000-01-01T00:00:00Z"}) {
+        for (String at : new String[] {"+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z",
+                "+10000-01-01T00:00:00Z"}) {
             String forged = encoded(at + "|" + UUID.randomUUID());
             assertThrows(IllegalArgumentException.class, () -> PageCursor.decode(forged), at);
         }

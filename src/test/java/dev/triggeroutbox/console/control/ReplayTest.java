@@ -44,12 +44,14 @@ class ReplayTest {
                                           created_at, max_attempts, traceparent)
                 VALUES (?, ?, 'http', ?, '{"n": 1}', 2, 5, 'HTTP 500', now() - interval '1 hour', 5,
                         '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')""", id, app, replyTo);
-        update("INSERT INTO replies (id, app_id, outbox_id, outcome, error) VALUES (?, ?, ?, 'dead', 'HTTP 500')", replyTo, app, id);
+        update("INSERT INTO replies (id, app_id, outbox_id, outcome, error) VALUES (?, ?, ?, 'dead', 'HTTP 500')",
+                replyTo, app, id);
 
         assertTrue(deadLetters.replay(new OutboxId(id), "admin"));
 
         assertEquals(0, count("SELECT count(*) FROM dead_letters WHERE id = ?", id));
-        assertEquals(0, count("SELECT count(*) FROM replies WHERE id = ?", replyTo), "the caller waits for the new answer");
+        assertEquals(0, count("SELECT count(*) FROM replies WHERE id = ?", replyTo),
+                "the caller waits for the new answer");
         assertEquals(1, count("""
                 SELECT count(*) FROM outbox
                 WHERE id = ? AND app_id = ? AND reply_to = ? AND attempt_count = 0 AND next_attempt_at <= now()

@@ -61,8 +61,10 @@ class AttemptLogTest {
 
         BatchOutcome outcome = new BatchOutcome();
         outcome.delivered(new OutboxId(delivered), token, new BatchOutcome.Attempt(204, null));
-        outcome.retry(new OutboxId(retried), token, 0, "webhook answered HTTP 503", new BatchOutcome.Attempt(503, "x".repeat(5000)));
-        outcome.dead(new OutboxId(dead), token, "webhook refused the delivery with HTTP 422", false, new BatchOutcome.Attempt(422, "no"));
+        outcome.retry(new OutboxId(retried), token, 0, "webhook answered HTTP 503",
+                new BatchOutcome.Attempt(503, "x".repeat(5000)));
+        outcome.dead(new OutboxId(dead), token, "webhook refused the delivery with HTTP 422", false,
+                new BatchOutcome.Attempt(422, "no"));
         outcome.retry(new OutboxId(cancelled), token, 10, "boom");
         outcome.delivered(new OutboxId(fenced), ClaimToken.random()); // another claim's token
         Claims.Finished finished = claims.finish("node-a", outcome);
@@ -70,20 +72,24 @@ class AttemptLogTest {
 
         assertEquals(List.of(), log(delivered), "a delivered attempt is its history entry");
         assertEquals(1, count("SELECT count(*) FROM delivery_history WHERE outbox_id = ? AND outcome = 'delivered'"
-                + " AND http_status = 204 AND claimed_at IS NOT NULL AND claimed_at <= finished_at AND finished_by = 'node-a'", delivered));
+                + " AND http_status = 204 AND claimed_at IS NOT NULL AND claimed_at <= finished_at AND finished_by = 'node-a'",
+                delivered));
         assertEquals(List.of("1 failed 503 node-a"), log(retried));
-        assertEquals(1024, count("SELECT length(answer) FROM delivery_attempts WHERE outbox_id = ?", retried), "1 KiB of the answer");
+        assertEquals(1024, count("SELECT length(answer) FROM delivery_attempts WHERE outbox_id = ?", retried),
+                "1 KiB of the answer");
         assertEquals(List.of("1 dead 422 node-a"), log(dead));
         assertEquals("no", text("SELECT answer FROM delivery_attempts WHERE outbox_id = ?", dead));
         assertEquals(List.of("1 cancelled null node-a"), log(cancelled));
         assertEquals(List.of(), log(fenced), "a fenced result is no attempt of the log");
 
         // the retried row's second attempt never reports: its lease runs out
-        assertEquals(1, claims.claim("node-b", ClaimToken.random(), 10, 60_000, null, ANY_ROOM).rows().size(), "the retry, once due");
+        assertEquals(1, claims.claim("node-b", ClaimToken.random(), 10, 60_000, null, ANY_ROOM).rows().size(),
+                "the retry, once due");
         update("UPDATE outbox SET lease_expires_at = now() - interval '1 second' WHERE id = '" + retried + "'");
         assertTrue(claims.recoverExpiredLeases(100, null).rows() >= 1);
         assertEquals(List.of("1 failed 503 node-a", "2 failed null node-b"), log(retried));
-        assertTrue(text("SELECT error FROM delivery_attempts WHERE outbox_id = ? AND attempt = 2", retried).contains("lease of node-b expired"));
+        assertTrue(text("SELECT error FROM delivery_attempts WHERE outbox_id = ? AND attempt = 2", retried)
+                .contains("lease of node-b expired"));
     }
 
     private UUID row() throws SQLException {
@@ -94,7 +100,9 @@ class AttemptLogTest {
     }
 
     private List<String> log(UUID row) {
-        return sql.query("SELECT attempt, outcome, http_status, node FROM delivery_attempts WHERE outbox_id = ? ORDER BY finished_at, attempt", row)
+        return sql.query(
+                "SELECT attempt, outcome, http_status, node FROM delivery_attempts WHERE outbox_id = ? ORDER BY finished_at, attempt",
+                row)
                 .stream().map(r -> r[0] + " " + r[1] + " " + r[2] + " " + r[3]).toList();
     }
 

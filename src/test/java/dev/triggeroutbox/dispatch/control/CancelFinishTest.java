@@ -63,7 +63,8 @@ class CancelFinishTest {
         for (UUID id : ids.subList(0, 4)) {
             assertEquals(Done.REQUESTED, cancellations.cancel(new OutboxId(id), a -> true));
         }
-        assertEquals(Done.REQUESTED, cancellations.cancel(new OutboxId(ids.get(0)), a -> true), "a repeat marks it again");
+        assertEquals(Done.REQUESTED, cancellations.cancel(new OutboxId(ids.get(0)), a -> true),
+                "a repeat marks it again");
 
         BatchOutcome outcome = new BatchOutcome();
         outcome.delivered(new OutboxId(ids.get(0)), token);
@@ -82,7 +83,8 @@ class CancelFinishTest {
             assertEquals("cancelled", outcomeOf(id));
             assertEquals(0, count("SELECT count(*) FROM outbox WHERE id = ?", id));
         }
-        assertEquals(0, count("SELECT count(*) FROM dead_letters WHERE id = ?", ids.get(2)), "a cancelled row is not dead-lettered");
+        assertEquals(0, count("SELECT count(*) FROM dead_letters WHERE id = ?", ids.get(2)),
+                "a cancelled row is not dead-lettered");
         assertEquals(1, count("SELECT count(*) FROM outbox WHERE id = ? AND claim_token IS NULL", ids.get(4)));
     }
 
@@ -151,14 +153,16 @@ class CancelFinishTest {
     /** A due row of the test's app, with a reply id or none. */
     private UUID row(UUID replyTo) throws SQLException {
         UUID id = UUID.randomUUID();
-        update("INSERT INTO outbox (id, app_id, source_kind, payload, reply_to) VALUES (?, '" + app + "', 'http', '{}', ?)",
+        update("INSERT INTO outbox (id, app_id, source_kind, payload, reply_to) VALUES (?, '" + app
+                + "', 'http', '{}', ?)",
                 id, replyTo);
         return id;
     }
 
     private String outcomeOf(UUID id) throws SQLException {
-        try (Connection con = db.getConnection(); PreparedStatement ps = con.prepareStatement(
-                "SELECT string_agg(outcome, ',') FROM delivery_history WHERE outbox_id = ?")) {
+        try (Connection con = db.getConnection();
+                PreparedStatement ps = con.prepareStatement(
+                        "SELECT string_agg(outcome, ',') FROM delivery_history WHERE outbox_id = ?")) {
             ps.setObject(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -80,13 +80,15 @@ class ClaimLocksTest {
         row();
         row();
         try (Connection con = db.getConnection(); Statement st = con.createStatement()) {
-            st.executeUpdate("UPDATE outbox SET claim_token = gen_random_uuid(), claimed_by = 'node-b', claimed_at = now(), "
-                    + "lease_expires_at = now() - interval '1 second', attempt_count = 1");
+            st.executeUpdate(
+                    "UPDATE outbox SET claim_token = gen_random_uuid(), claimed_by = 'node-b', claimed_at = now(), "
+                            + "lease_expires_at = now() - interval '1 second', attempt_count = 1");
         }
         assertEquals(2, claims.recoverExpiredLeases(100, null).rows());
 
         assertEquals(2, touchAll(), "the recovered rows are free for another node's claim");
-        assertEquals(0, count("SELECT count(*) FROM outbox WHERE claim_token IS NOT NULL"), "the recovery is committed");
+        assertEquals(0, count("SELECT count(*) FROM outbox WHERE claim_token IS NOT NULL"),
+                "the recovery is committed");
         assertFalse(inTransaction(), "the connection is not left in an open transaction");
     }
 
@@ -99,8 +101,9 @@ class ClaimLocksTest {
     }
 
     private boolean inTransaction() throws SQLException {
-        try (Connection con = db.getConnection(); PreparedStatement ps = con.prepareStatement(
-                "SELECT state FROM pg_stat_activity WHERE pid = ?")) {
+        try (Connection con = db.getConnection();
+                PreparedStatement ps = con.prepareStatement(
+                        "SELECT state FROM pg_stat_activity WHERE pid = ?")) {
             ps.setInt(1, held.unwrap(org.postgresql.PGConnection.class).getBackendPID());
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() && rs.getString(1).startsWith("idle in transaction");
@@ -109,8 +112,9 @@ class ClaimLocksTest {
     }
 
     private void row() throws SQLException {
-        try (Connection con = db.getConnection(); PreparedStatement ps = con.prepareStatement(
-                "INSERT INTO outbox (id, app_id, source_kind, payload) VALUES (?, ?, 'http', '{}')")) {
+        try (Connection con = db.getConnection();
+                PreparedStatement ps = con.prepareStatement(
+                        "INSERT INTO outbox (id, app_id, source_kind, payload) VALUES (?, ?, 'http', '{}')")) {
             ps.setObject(1, UUID.randomUUID());
             ps.setObject(2, app);
             ps.executeUpdate();
@@ -118,7 +122,9 @@ class ClaimLocksTest {
     }
 
     private long count(String sql) throws SQLException {
-        try (Connection con = db.getConnection(); Statement st = con.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Connection con = db.getConnection();
+                Statement st = con.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -137,7 +143,8 @@ class ClaimLocksTest {
                         throw e.getCause();
                     }
                 });
-        return (DataSource) Proxy.newProxyInstance(ClaimLocksTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
+        return (DataSource) Proxy.newProxyInstance(ClaimLocksTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class},
                 (proxy, method, args) -> {
                     if (method.getName().equals("getConnection")) {
                         return kept;

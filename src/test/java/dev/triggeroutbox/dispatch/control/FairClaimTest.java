@@ -108,8 +108,9 @@ class FairClaimTest {
     }
 
     private OffsetDateTime earliestUnclaimed(UUID app) throws SQLException {
-        try (Connection con = db.getConnection(); PreparedStatement ps = con.prepareStatement(
-                "SELECT min(next_attempt_at) FROM outbox WHERE app_id = ? AND claim_token IS NULL")) {
+        try (Connection con = db.getConnection();
+                PreparedStatement ps = con.prepareStatement(
+                        "SELECT min(next_attempt_at) FROM outbox WHERE app_id = ? AND claim_token IS NULL")) {
             ps.setObject(1, app);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

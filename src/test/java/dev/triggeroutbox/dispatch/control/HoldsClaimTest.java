@@ -105,8 +105,11 @@ class HoldsClaimTest {
         Holds.Settled settled = holds.settle();
         assertEquals(3, settled.parked());
         assertEquals(0, settled.unparked());
-        assertEquals(3, count("SELECT count(*) FROM outbox WHERE app_id = ? AND next_attempt_at = 'infinity' AND held_due_at IS NOT NULL", app));
-        assertEquals(0, count("SELECT count(*) FROM outbox WHERE id = ? AND held_due_at IS NOT NULL", inFlight), "a row in flight was parked");
+        assertEquals(3, count(
+                "SELECT count(*) FROM outbox WHERE app_id = ? AND next_attempt_at = 'infinity' AND held_due_at IS NOT NULL",
+                app));
+        assertEquals(0, count("SELECT count(*) FROM outbox WHERE id = ? AND held_due_at IS NOT NULL", inFlight),
+                "a row in flight was parked");
         assertEquals(new Holds.Settled(0, 0), holds.settle(), "nothing more to do");
         assertEquals(Set.of(), claimed());
 
@@ -131,7 +134,8 @@ class HoldsClaimTest {
         assertEquals(new Holds.Settled(1, 0), holds.settle());
         assertEquals(1, count("SELECT count(*) FROM outbox WHERE id = ? AND next_attempt_at = 'infinity'", heldRow));
         assertEquals(0, count("SELECT count(*) FROM outbox WHERE id = ? AND held_due_at IS NOT NULL", freeRow));
-        assertEquals("trigger " + held + " is on hold", holds.heldBecause(new AppId(app), new TriggerId(held)).orElseThrow());
+        assertEquals("trigger " + held + " is on hold",
+                holds.heldBecause(new AppId(app), new TriggerId(held)).orElseThrow());
 
         // released without its own put-back (as a release beside a settle that parked behind it leaves it)
         update("UPDATE triggers SET held = false WHERE id = '" + held + "'");
@@ -150,7 +154,8 @@ class HoldsClaimTest {
 
     private UUID trigger(UUID app, boolean enabled, boolean held) throws SQLException {
         UUID id = UUID.randomUUID();
-        update("INSERT INTO triggers (id, app_id, source_kind, target_type, target, enabled, held) VALUES ('" + id + "', '"
+        update("INSERT INTO triggers (id, app_id, source_kind, target_type, target, enabled, held) VALUES ('" + id
+                + "', '"
                 + app + "', 'kv', 'handler', 'recorder', " + enabled + ", " + held + ")");
         return id;
     }
@@ -158,7 +163,8 @@ class HoldsClaimTest {
     /** A row due {@code seconds} from now (negative: due since then). */
     private UUID row(UUID app, UUID trigger, int seconds) throws SQLException {
         UUID id = UUID.randomUUID();
-        update("INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload, next_attempt_at) VALUES ('" + id + "', '"
+        update("INSERT INTO outbox (id, app_id, source_kind, trigger_id, payload, next_attempt_at) VALUES ('" + id
+                + "', '"
                 + app + "', 'kv', '" + trigger + "', '{}', now() + " + seconds + " * interval '1 second')");
         return id;
     }

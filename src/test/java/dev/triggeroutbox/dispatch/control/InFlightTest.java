@@ -20,7 +20,8 @@ class InFlightTest {
 
     private static ClaimedRow row(UUID app, UUID trigger) {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        return new ClaimedRow(OutboxId.random(), new AppId(app), "kv", new TriggerId(trigger), null, null, "{}", "alice",
+        return new ClaimedRow(OutboxId.random(), new AppId(app), "kv", new TriggerId(trigger), null, null, "{}",
+                "alice",
                 0, null, 1, null, now, now, new ClaimedRow.TriggerTarget("webhook", "http://h/x", null, null));
     }
 

@@ -50,7 +50,8 @@ class LaneClaimTest {
         claims.dataSource = db;
         sql.update("DELETE FROM outbox");
         trigger = UUID.randomUUID();
-        sql.update("INSERT INTO triggers (id, app_id, source_kind, target_type, target) VALUES (?, ?, 'kv', 'handler', 'h')",
+        sql.update(
+                "INSERT INTO triggers (id, app_id, source_kind, target_type, target) VALUES (?, ?, 'kv', 'handler', 'h')",
                 trigger, app);
     }
 
@@ -80,7 +81,9 @@ class LaneClaimTest {
     }
 
     private boolean waiting(UUID id) {
-        return sql.count("SELECT count(*) FROM outbox WHERE id = ? AND next_attempt_at = 'infinity' AND lane_due_at IS NOT NULL", id) == 1;
+        return sql.count(
+                "SELECT count(*) FROM outbox WHERE id = ? AND next_attempt_at = 'infinity' AND lane_due_at IS NOT NULL",
+                id) == 1;
     }
 
     @Test
@@ -116,9 +119,11 @@ class LaneClaimTest {
             producer.setAutoCommit(false);
             UUID behind = row(producer, "race");
             // the finish deletes the head while the producer's transaction is open: it waits for the producer
-            CompletableFuture<Integer> finish = CompletableFuture.supplyAsync(() -> sql.update("DELETE FROM outbox WHERE id = ?", head));
+            CompletableFuture<Integer> finish = CompletableFuture
+                    .supplyAsync(() -> sql.update("DELETE FROM outbox WHERE id = ?", head));
             // the finish waits on the producer's lock on the head
-            Eventually.until(Duration.ofSeconds(10), () -> sql.count("SELECT count(*) FROM pg_locks WHERE NOT granted") > 0,
+            Eventually.until(Duration.ofSeconds(10),
+                    () -> sql.count("SELECT count(*) FROM pg_locks WHERE NOT granted") > 0,
                     () -> "the finish never waited: " + finish);
             producer.commit();
             assertEquals(1, finish.get(10, TimeUnit.SECONDS));
@@ -158,9 +163,11 @@ class LaneClaimTest {
                 for (var claim : claims) {
                     inFlight.addAll(claim.get(10, TimeUnit.SECONDS));
                 }
-                Map<String, Long> perLaneNow = inFlight.stream().collect(java.util.stream.Collectors.groupingBy(laneOf::get,
-                        java.util.stream.Collectors.counting()));
-                assertTrue(perLaneNow.values().stream().allMatch(n -> n == 1), "two rows of one lane in flight: " + perLaneNow);
+                Map<String, Long> perLaneNow = inFlight.stream()
+                        .collect(java.util.stream.Collectors.groupingBy(laneOf::get,
+                                java.util.stream.Collectors.counting()));
+                assertTrue(perLaneNow.values().stream().allMatch(n -> n == 1),
+                        "two rows of one lane in flight: " + perLaneNow);
                 for (UUID id : inFlight) {
                     delivered.computeIfAbsent(laneOf.get(id), x -> new java.util.ArrayList<>()).add(id);
                     sql.update("DELETE FROM outbox WHERE id = ?", id); // finished

@@ -22,7 +22,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
@@ -87,16 +86,20 @@ class PartitionedHistoryTest {
         }
         assertNull(writer.failure.get(), "the writer's inserts all succeeded");
         long total = V7_ROWS + writer.written.get();
-        assertEquals(total, count(db, "SELECT count(*) FROM delivery_history"), "every row, those written during the migration too");
-        assertEquals(total, count(db, "SELECT count(*) FROM delivery_history_v7"), "all in the first partition, the table from V7");
-        assertTrue(writer.slowest.get() < Migrations.LOCK_TIMEOUT.toNanos(), "no insert waited a lock timeout: " + writer.slowest.get() / 1_000_000 + " ms");
+        assertEquals(total, count(db, "SELECT count(*) FROM delivery_history"),
+                "every row, those written during the migration too");
+        assertEquals(total, count(db, "SELECT count(*) FROM delivery_history_v7"),
+                "all in the first partition, the table from V7");
+        assertTrue(writer.slowest.get() < Migrations.LOCK_TIMEOUT.toNanos(),
+                "no insert waited a lock timeout: " + writer.slowest.get() / 1_000_000 + " ms");
         assertEquals(Set.of("delivery_history_v7", "delivery_history_default"), partitions(db));
 
         RowStatus status = RowStatuses.on(db);
         RowState found = status.find(new OutboxId(known)).orElseThrow();
         assertEquals("delivered", found.status());
         assertEquals(new ExecutionId(root), found.rootExecutionId());
-        assertEquals(V7_ROWS / 100, status.cascade(new ExecutionId(root), 10_000).size(), "the lineage has the whole cascade");
+        assertEquals(V7_ROWS / 100, status.cascade(new ExecutionId(root), 10_000).size(),
+                "the lineage has the whole cascade");
 
         try (Connection con = db.getConnection(); Statement st = con.createStatement()) {
             st.execute("ANALYZE delivery_history");
@@ -105,7 +108,8 @@ class PartitionedHistoryTest {
         assertTrue(byId.contains("delivery_history_v7_outbox"), byId);
         String byRoot = plan(db, "SELECT * FROM delivery_history WHERE root_execution_id = '" + root + "'");
         assertTrue(byRoot.contains("delivery_history_v7_root"), byRoot);
-        String lastMinute = plan(db, "SELECT count(*) FROM delivery_history WHERE outcome = 'delivered' AND finished_at > now() - interval '1 minute'");
+        String lastMinute = plan(db,
+                "SELECT count(*) FROM delivery_history WHERE outcome = 'delivered' AND finished_at > now() - interval '1 minute'");
         assertTrue(lastMinute.contains("delivery_history_v7_finished"), lastMinute);
 
         // and the partitions ahead come after it, from its bound on
@@ -165,10 +169,13 @@ class PartitionedHistoryTest {
         history(db).maintain();
 
         Set<String> after = partitions(db);
-        assertTrue(!after.contains("delivery_history_p_old") && after.contains("delivery_history_p_today"), after.toString());
+        assertTrue(!after.contains("delivery_history_p_old") && after.contains("delivery_history_p_today"),
+                after.toString());
         assertEquals(200, count(db, "SELECT count(*) FROM delivery_history"));
-        assertEquals(0, count(db, "SELECT count(*) FROM pg_class WHERE relname = 'delivery_history_p_old'"), "dropped, not only detached");
-        assertTrue(!highestBound(db).isBefore(now.plus(HistoryPartitions.AHEAD_OF_DAYS)), "partitions for three days ahead");
+        assertEquals(0, count(db, "SELECT count(*) FROM pg_class WHERE relname = 'delivery_history_p_old'"),
+                "dropped, not only detached");
+        assertTrue(!highestBound(db).isBefore(now.plus(HistoryPartitions.AHEAD_OF_DAYS)),
+                "partitions for three days ahead");
         RowStatus status = RowStatuses.on(db);
         RowState found = status.find(new OutboxId(recent.get(7))).orElseThrow();
         assertEquals("delivered", found.status());
@@ -280,7 +287,8 @@ class PartitionedHistoryTest {
 
     private static void partition(Statement st, String name, Instant from, Instant to) throws SQLException {
         st.execute("CREATE TABLE " + name + " (LIKE delivery_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
-        st.execute("ALTER TABLE delivery_history ATTACH PARTITION " + name + " FOR VALUES FROM ('" + from + "') TO ('" + to + "')");
+        st.execute("ALTER TABLE delivery_history ATTACH PARTITION " + name + " FOR VALUES FROM ('" + from + "') TO ('"
+                + to + "')");
     }
 
     private static DeliveryHistory history(DataSource db) {
@@ -303,14 +311,18 @@ class PartitionedHistoryTest {
     }
 
     private static long count(DataSource db, String sql) throws SQLException {
-        try (Connection con = db.getConnection(); Statement st = con.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Connection con = db.getConnection();
+                Statement st = con.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
     }
 
     private static Instant now(DataSource db) throws SQLException {
-        try (Connection con = db.getConnection(); Statement st = con.createStatement(); ResultSet rs = st.executeQuery("SELECT now()")) {
+        try (Connection con = db.getConnection();
+                Statement st = con.createStatement();
+                ResultSet rs = st.executeQuery("SELECT now()")) {
             rs.next();
             return rs.getObject(1, OffsetDateTime.class).toInstant();
         }
@@ -318,8 +330,10 @@ class PartitionedHistoryTest {
 
     private static Set<String> partitions(DataSource db) throws SQLException {
         Set<String> names = new TreeSet<>();
-        try (Connection con = db.getConnection(); Statement st = con.createStatement(); ResultSet rs = st.executeQuery(
-                "SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = 'delivery_history'::regclass")) {
+        try (Connection con = db.getConnection();
+                Statement st = con.createStatement();
+                ResultSet rs = st.executeQuery(
+                        "SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = 'delivery_history'::regclass")) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }
@@ -328,7 +342,10 @@ class PartitionedHistoryTest {
     }
 
     private static Instant highestBound(DataSource db) throws SQLException {
-        try (Connection con = db.getConnection(); Statement st = con.createStatement(); ResultSet rs = st.executeQuery("""
+        try (Connection con = db.getConnection();
+                Statement st = con.createStatement();
+                ResultSet rs = st.executeQuery(
+                        """
                 SELECT max(substring(pg_get_expr(c.relpartbound, c.oid) FROM 'TO \\(''([^'']+)''\\)')::timestamptz)
                 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'delivery_history'::regclass""")) {
             rs.next();
@@ -338,7 +355,9 @@ class PartitionedHistoryTest {
 
     private static String plan(DataSource db, String sql) throws SQLException {
         StringBuilder plan = new StringBuilder();
-        try (Connection con = db.getConnection(); Statement st = con.createStatement(); ResultSet rs = st.executeQuery("EXPLAIN " + sql)) {
+        try (Connection con = db.getConnection();
+                Statement st = con.createStatement();
+                ResultSet rs = st.executeQuery("EXPLAIN " + sql)) {
             while (rs.next()) {
                 plan.append(rs.getString(1)).append('\n');
             }

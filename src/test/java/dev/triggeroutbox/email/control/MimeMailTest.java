@@ -27,7 +27,8 @@ class MimeMailTest {
         assertEquals("<order-42@example.com>", m.messageId());
         assertEquals("Grüße, order 42", m.text().strip());
         assertEquals("<p>order 42</p>", m.html().strip());
-        assertEquals(List.of(new InboundMail.Attachment("invoice.pdf", "application/pdf", SampleMails.PDF_SIZE)), m.attachments());
+        assertEquals(List.of(new InboundMail.Attachment("invoice.pdf", "application/pdf", SampleMails.PDF_SIZE)),
+                m.attachments());
     }
 
     @Test

@@ -24,17 +24,17 @@ class TraceContextTest {
 
     @ParameterizedTest
     @ValueSource(strings = {
-        "",
-        "garbage",
-        "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",   // upper-case hex
-        "00-00000000000000000000000000000000-00f067aa0ba902b7-01",   // all-zero trace id
-        "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",   // all-zero parent id
-        "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",   // the forbidden version
-        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x", // version 00 has four fields
-        "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",    // a digit short
-        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-1",
-        "00_4bf92f3577b34da6a3ce929d0e0e4736_00f067aa0ba902b7_01",
-        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r\nx: y",
+            "",
+            "garbage",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",   // upper-case hex
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",   // all-zero trace id
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",   // all-zero parent id
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",   // the forbidden version
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x", // version 00 has four fields
+            "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",    // a digit short
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-1",
+            "00_4bf92f3577b34da6a3ce929d0e0e4736_00f067aa0ba902b7_01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r\nx: y",
     })
     void aMalformedParentIsNoContextAndTakesItsStateWithIt(String parent) {
         assertNull(TraceContext.parse(parent, "rojo=1"));
@@ -47,20 +47,21 @@ class TraceContextTest {
 
     @Test
     void aLaterVersionIsReadByItsFirstFourFieldsAndPassedOnAsVersion00() {
-        TraceContext c = TraceContext.parse("cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-what-comes-later", null);
+        TraceContext c = TraceContext.parse("cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-what-comes-later",
+                null);
         assertEquals(PARENT, c.traceparent());
         assertNull(c.tracestate());
     }
 
     @ParameterizedTest
     @ValueSource(strings = {
-        "Rojo=1",              // keys are lower case
-        "rojo",                // no value
-        "rojo=1,rojo=2",       // a key twice
-        "rojo=a,b",            // a member without '='
-        "rojo=a=b",            // '=' in a value
-        "rojo=a\u00e9",        // outside printable ASCII
-        "rojo=a\r\nx: y",
+            "Rojo=1",              // keys are lower case
+            "rojo",                // no value
+            "rojo=1,rojo=2",       // a key twice
+            "rojo=a,b",            // a member without '='
+            "rojo=a=b",            // '=' in a value
+            "rojo=a\u00e9",        // outside printable ASCII
+            "rojo=a\r\nx: y",
     })
     void aMalformedStateIsDroppedAndTheParentKept(String state) {
         TraceContext c = TraceContext.parse(PARENT, state);

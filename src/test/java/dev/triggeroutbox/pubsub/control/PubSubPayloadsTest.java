@@ -18,7 +18,8 @@ class PubSubPayloadsTest {
     private static final int LIMIT = 262_144;
 
     private static PubSubPayloads.Received text(String body, Map<String, Object> properties) {
-        return new PubSubPayloads.Received("java:/jms/topic/t", "ID:1", null, 1_700_000_000_000L, null, properties, "text", body);
+        return new PubSubPayloads.Received("java:/jms/topic/t", "ID:1", null, 1_700_000_000_000L, null, properties,
+                "text", body);
     }
 
     private static JsonObject parse(String json) {
@@ -93,7 +94,8 @@ class PubSubPayloadsTest {
 
     @Test
     void aJsonBodyJsonbCannotHoldStaysTextSoTheMessageNeverFailsItsBatch() {
-        for (String body : new String[] {"{\"n\":1e131072}", "[1e-16384]", "{\"s\":\"\\ud800\"}", "{\"s\":\"\\u0000\"}"}) {
+        for (String body : new String[] {"{\"n\":1e131072}", "[1e-16384]", "{\"s\":\"\\ud800\"}",
+                "{\"s\":\"\\u0000\"}"}) {
             String payload = PubSubPayloads.payload(text(body, Map.of()), LIMIT);
             assertTrue(StorableJson.check(payload).storable(), payload);
             assertEquals(body, parse(payload).getString("body"), body);

@@ -17,7 +17,8 @@ class TopicMappingsTest {
     @Test
     void readsPairsIgnoringBlanksAndRepeats() {
         List<TopicMappings.Subscription> s = TopicMappings.parse(
-                " " + A + " = java:/jms/topic/orders , ," + B + "=java:/jms/topic/orders," + A + "=java:/jms/topic/orders");
+                " " + A + " = java:/jms/topic/orders , ," + B + "=java:/jms/topic/orders," + A
+                        + "=java:/jms/topic/orders");
         assertEquals(List.of(new TopicMappings.Subscription(AppId.parse(A), "java:/jms/topic/orders"),
                 new TopicMappings.Subscription(AppId.parse(B), "java:/jms/topic/orders")), s);
         assertTrue(TopicMappings.parse("").isEmpty());
@@ -36,7 +37,8 @@ class TopicMappingsTest {
     void refusesWhatIsNotAnAppAndALocalTopicName() {
         for (String bad : List.of("java:/jms/topic/orders", "not-a-uuid=java:/jms/topic/x", A + "=ldap://evil/x",
                 A + "=jms/topic/relative", A + "=")) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TopicMappings.parse(bad), bad);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TopicMappings.parse(bad),
+                    bad);
             assertTrue(e.getMessage().contains(bad.strip()), e.getMessage());
         }
     }

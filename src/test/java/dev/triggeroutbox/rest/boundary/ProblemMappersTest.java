@@ -41,8 +41,10 @@ class ProblemMappersTest {
             Response r = refused(new OutboxRefusedException(reason, "some-type", "Some title", "some detail"));
             assertEquals(status, r.getStatus(), reason.name());
             assertEquals("application/problem+json", r.getMediaType().toString());
-            assertEquals("{\"type\":\"urn:trigger-outbox:problem:some-type\",\"title\":\"Some title\",\"status\":" + status
-                    + ",\"detail\":\"some detail\"}", r.getEntity());
+            assertEquals(
+                    "{\"type\":\"urn:trigger-outbox:problem:some-type\",\"title\":\"Some title\",\"status\":" + status
+                            + ",\"detail\":\"some detail\"}",
+                    r.getEntity());
             assertNull(r.getHeaderString("Retry-After"));
         });
     }
@@ -52,20 +54,27 @@ class ProblemMappersTest {
         assertEquals("{\"type\":\"urn:trigger-outbox:problem:validation\",\"title\":\"Invalid request\",\"status\":400,"
                 + "\"detail\":\"target.url: must be an absolute http or https URL\",\"errors\":[{\"field\":\"target.url\","
                 + "\"message\":\"must be an absolute http or https URL\"}]}",
-                refused(OutboxRefusedException.invalid("target.url", "must be an absolute http or https URL")).getEntity());
+                refused(OutboxRefusedException.invalid("target.url", "must be an absolute http or https URL"))
+                        .getEntity());
         assertEquals("{\"type\":\"urn:trigger-outbox:problem:not-found\",\"title\":\"Not found\",\"status\":404,"
-                + "\"detail\":\"trigger 1 not found\"}", refused(OutboxRefusedException.notFound("trigger 1")).getEntity());
-        assertEquals("{\"type\":\"urn:trigger-outbox:problem:payload-too-large\",\"title\":\"Payload too large\",\"status\":413,"
-                + "\"detail\":\"the request body exceeds the limit of 10 bytes (outbox.max-payload-bytes)\"}",
+                + "\"detail\":\"trigger 1 not found\"}",
+                refused(OutboxRefusedException.notFound("trigger 1")).getEntity());
+        assertEquals(
+                "{\"type\":\"urn:trigger-outbox:problem:payload-too-large\",\"title\":\"Payload too large\",\"status\":413,"
+                        + "\"detail\":\"the request body exceeds the limit of 10 bytes (outbox.max-payload-bytes)\"}",
                 refused(OutboxRefusedException.tooLarge(10)).getEntity());
-        assertEquals("{\"type\":\"urn:trigger-outbox:problem:trigger-disabled\",\"title\":\"Request cannot be processed\","
-                + "\"status\":422,\"detail\":\"trigger 1 is disabled\"}",
+        assertEquals(
+                "{\"type\":\"urn:trigger-outbox:problem:trigger-disabled\",\"title\":\"Request cannot be processed\","
+                        + "\"status\":422,\"detail\":\"trigger 1 is disabled\"}",
                 refused(OutboxRefusedException.unprocessable("trigger-disabled", "trigger 1 is disabled")).getEntity());
-        Response busy = refused(OutboxRefusedException.tooMany("too-many-waiting-invokes", "retry later", Duration.ofSeconds(1)));
+        Response busy = refused(
+                OutboxRefusedException.tooMany("too-many-waiting-invokes", "retry later", Duration.ofSeconds(1)));
         assertEquals(429, busy.getStatus());
         assertEquals("1", busy.getHeaderString("Retry-After"));
-        assertEquals("{\"type\":\"urn:trigger-outbox:problem:too-many-waiting-invokes\",\"title\":\"Too many requests\","
-                + "\"status\":429,\"detail\":\"retry later\"}", busy.getEntity());
+        assertEquals(
+                "{\"type\":\"urn:trigger-outbox:problem:too-many-waiting-invokes\",\"title\":\"Too many requests\","
+                        + "\"status\":429,\"detail\":\"retry later\"}",
+                busy.getEntity());
     }
 
     private static Response failed(Throwable e) {
@@ -76,8 +85,10 @@ class ProblemMappersTest {
         assertEquals(503, r.getStatus(), String.valueOf(r.getEntity()));
         assertEquals("5", r.getHeaderString("Retry-After"));
         assertEquals("application/problem+json", r.getMediaType().toString());
-        assertEquals("{\"type\":\"urn:trigger-outbox:problem:unavailable\",\"title\":\"Service unavailable\",\"status\":503,"
-                + "\"detail\":\"the outbox cannot reach its database; try again shortly\"}", r.getEntity());
+        assertEquals(
+                "{\"type\":\"urn:trigger-outbox:problem:unavailable\",\"title\":\"Service unavailable\",\"status\":503,"
+                        + "\"detail\":\"the outbox cannot reach its database; try again shortly\"}",
+                r.getEntity());
     }
 
     private static void assertInternal(Response r) {
@@ -115,8 +126,10 @@ class ProblemMappersTest {
     @Test
     void aPoolThatGivesNoConnectionAnswers503() {
         // WildFly's datasource (IronJacamar) when the database is gone or the pool is exhausted
-        SQLException noConnection = new SQLException("jakarta.resource.ResourceException: IJ000453: Unable to get managed "
-                + "connection for java:jboss/datasources/OutboxDS", new ResourceException("IJ000453: Unable to get managed connection"));
+        SQLException noConnection = new SQLException(
+                "jakarta.resource.ResourceException: IJ000453: Unable to get managed "
+                        + "connection for java:jboss/datasources/OutboxDS",
+                new ResourceException("IJ000453: Unable to get managed connection"));
         assertUnavailable(failed(noConnection));
         assertUnavailable(failed(new SQLException("FATAL: sorry, too many clients already", "53300")));
         assertUnavailable(failed(new OutboxUnavailableException("publish failed", null)));

@@ -13,7 +13,8 @@ class StorableJsonTest {
     @Test
     void numbersAreHeldToPostgresNumericRange() {
         assertTrue(StorableJson.check("[1e131071, -1e131071, 1e-16383, 1.5e-16382, 0.5]").storable());
-        for (String n : new String[] {"1e131072", "-12e131071", "1e-16384", "1.00e-16382", "1e99999999999", "1e-2147483648"}) {
+        for (String n : new String[] {"1e131072", "-12e131071", "1e-16384", "1.00e-16382", "1e99999999999",
+                "1e-2147483648"}) {
             StorableJson.Check c = StorableJson.check("{\"a\":[" + n + "]}");
             assertFalse(c.storable(), n);
         }
@@ -24,7 +25,8 @@ class StorableJsonTest {
         assertEquals(401 + 2, StorableJson.check("[1e400]").storedBytes());
         assertEquals(1 + 2 + 400 + 2, StorableJson.check("[-1e-400]").storedBytes(), "-0.000…1");
         assertEquals("{\"a\":\"é\",\"b\":1.50}".getBytes(java.nio.charset.StandardCharsets.UTF_8).length,
-                StorableJson.check("{\"a\":\"é\",\"b\":1.50}").storedBytes(), "a number written out already counts as sent");
+                StorableJson.check("{\"a\":\"é\",\"b\":1.50}").storedBytes(),
+                "a number written out already counts as sent");
     }
 
     @Test

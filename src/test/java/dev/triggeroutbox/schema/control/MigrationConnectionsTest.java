@@ -46,7 +46,8 @@ class MigrationConnectionsTest {
     void aMigrationGivesUpOnALockHeldByALongTransactionAndSucceedsOnceItEnds() throws SQLException {
         DataSource plain = postgres.getPostgresDatabase();
         try (Connection setup = plain.getConnection(); Statement st = setup.createStatement()) {
-            st.execute("DROP TABLE IF EXISTS held; DROP TABLE IF EXISTS lock_test_history; CREATE TABLE held (a integer)");
+            st.execute(
+                    "DROP TABLE IF EXISTS held; DROP TABLE IF EXISTS lock_test_history; CREATE TABLE held (a integer)");
         }
         Flyway flyway = Flyway.configure(MigrationConnectionsTest.class.getClassLoader())
                 .dataSource(MigrationConnections.withLockTimeout(plain, LOCK_TIMEOUT))
@@ -58,13 +59,16 @@ class MigrationConnectionsTest {
         try (Connection report = plain.getConnection(); Statement st = report.createStatement()) {
             report.setAutoCommit(false);
             st.execute("SELECT count(*) FROM held"); // a long report: its lock lasts until it ends
-            FlywayException failed = assertTimeoutPreemptively(DEADLINE, () -> assertThrows(FlywayException.class, flyway::migrate));
+            FlywayException failed = assertTimeoutPreemptively(DEADLINE,
+                    () -> assertThrows(FlywayException.class, flyway::migrate));
             assertTrue(MigrationConnections.lockTimedOut(failed), failed.toString());
             report.rollback();
         }
         assertEquals(1, flyway.migrate().migrationsExecuted, "once the report ended");
-        try (Connection check = plain.getConnection(); Statement st = check.createStatement();
-                ResultSet rs = st.executeQuery("SELECT count(*) FROM information_schema.columns WHERE table_name = 'held' AND column_name = 'added'")) {
+        try (Connection check = plain.getConnection();
+                Statement st = check.createStatement();
+                ResultSet rs = st.executeQuery(
+                        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'held' AND column_name = 'added'")) {
             rs.next();
             assertEquals(1, rs.getInt(1));
         }
@@ -74,7 +78,8 @@ class MigrationConnectionsTest {
     void aConnectionGoesBackToItsPoolWithoutTheLockTimeout() throws SQLException {
         try (Connection physical = postgres.getPostgresDatabase().getConnection()) {
             // the server's pool stands in: closing what it handed out keeps the physical connection open
-            DataSource pool = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+            DataSource pool = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
+                    new Class<?>[] {DataSource.class},
                     (p, m, a) -> m.getName().equals("getConnection") ? borrowed(physical) : null);
             DataSource migrations = MigrationConnections.withLockTimeout(pool, LOCK_TIMEOUT);
             try (Connection con = migrations.getConnection()) {

@@ -31,19 +31,22 @@ class JmsFailuresTest {
     @Test
     void brokerTroubleIsRetried() {
         for (Exception e : new Exception[] {new JMSRuntimeException("AMQ219010: Connection is destroyed"),
-                new IllegalStateRuntimeException("session closed"), new JMSException("timed out"), new IllegalStateException("x")}) {
+                new IllegalStateRuntimeException("session closed"), new JMSException("timed out"),
+                new IllegalStateException("x")}) {
             DeliveryResult r = JmsTarget.JmsFailures.result(e, Q);
             assertInstanceOf(DeliveryResult.Failed.class, r, e.toString());
         }
         assertEquals("JMS send to " + Q + " failed: JMSRuntimeException: AMQ219010: Connection is destroyed",
-                ((DeliveryResult.Failed) JmsTarget.JmsFailures.result(new JMSRuntimeException("AMQ219010: Connection is destroyed"), Q)).error());
+                ((DeliveryResult.Failed) JmsTarget.JmsFailures
+                        .result(new JMSRuntimeException("AMQ219010: Connection is destroyed"), Q)).error());
     }
 
     @Test
     void onlyNamesOfTheServersOwnNamespaceAreLookedUp() {
         assertTrue(ServerObjects.isLocalName("java:/jms/queue/orders"));
         assertTrue(ServerObjects.isLocalName("java:global/jms/q"));
-        for (String name : new String[] {"ldap://evil/x", "java:ldap://evil/x", "rmi://h/x", "jms/queue/orders", "java:", "java:/a b", "", null}) {
+        for (String name : new String[] {"ldap://evil/x", "java:ldap://evil/x", "rmi://h/x", "jms/queue/orders",
+                "java:", "java:/a b", "", null}) {
             assertTrue(!ServerObjects.isLocalName(name), String.valueOf(name));
         }
     }

@@ -36,7 +36,8 @@ class KafkaTargetTest {
 
     private static ClaimedRow row(String key, TraceContext trace) {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        return new ClaimedRow(new OutboxId(UUID.randomUUID()), new AppId(UUID.randomUUID()), "kv", new TriggerId(UUID.randomUUID()),
+        return new ClaimedRow(new OutboxId(UUID.randomUUID()), new AppId(UUID.randomUUID()), "kv",
+                new TriggerId(UUID.randomUUID()),
                 null, null, "{\"a\": 1}", "p", 2, null, 3, null, now, now,
                 new ClaimedRow.TriggerTarget("kafka", "orders", null, null, null, null, key), trace, Long.MAX_VALUE);
     }
@@ -71,7 +72,8 @@ class KafkaTargetTest {
         ClaimedRow byApp = row("appId", null);
         assertEquals(byApp.appId().toString(), KafkaTarget.record(byApp, "t").key());
         assertNull(KafkaTarget.record(row("orderingKey", null), "t").key(), "a row in no lane: no key");
-        assertEquals("order-7", KafkaTarget.record(row("orderingKey", null).inLane("order-7"), "t").key(), "a lane's key");
+        assertEquals("order-7", KafkaTarget.record(row("orderingKey", null).inLane("order-7"), "t").key(),
+                "a lane's key");
         ClaimedRow unset = row(null, null);
         assertEquals(unset.id().toString(), KafkaTarget.record(unset, "t").key(), "rowId when the trigger names none");
         assertNull(header(KafkaTarget.record(unset, "t"), "traceparent"));
@@ -125,28 +127,36 @@ class KafkaTargetTest {
         assertEquals("24000", s.get("delivery.timeout.ms"));
         assertEquals("23995", s.get("request.timeout.ms"), "within the delivery timeout, after the linger");
 
-        Map<String, Object> own = target("k:9092", Map.of("outbox.kafka.producer.delivery.timeout.ms", "10000")).settings();
+        Map<String, Object> own = target("k:9092", Map.of("outbox.kafka.producer.delivery.timeout.ms", "10000"))
+                .settings();
         assertEquals("10000", own.get("delivery.timeout.ms"));
         assertEquals("9995", own.get("request.timeout.ms"), "within the delivery timeout it was given");
 
-        assertEquals("lz4", target("k:9092", Map.of("outbox.kafka.producer.compression.type", "lz4")).settings().get("compression.type"));
-        assertNull(target("k:9092", Map.of("outbox.kafka.producer.compression.type", "zstd")).settings().get("compression.type"),
+        assertEquals("lz4", target("k:9092", Map.of("outbox.kafka.producer.compression.type", "lz4")).settings()
+                .get("compression.type"));
+        assertNull(
+                target("k:9092", Map.of("outbox.kafka.producer.compression.type", "zstd")).settings()
+                        .get("compression.type"),
                 "a codec the WAR does not bundle is not asked for");
     }
 
     @Test
     void withoutAClusterOrAProducerRowsFailTheirAttemptSayingWhy() throws Exception {
-        DeliveryResult none = target(null, Map.of()).deliver(row("rowId", null), 3, Duration.ofSeconds(1)).get(5, TimeUnit.SECONDS);
+        DeliveryResult none = target(null, Map.of()).deliver(row("rowId", null), 3, Duration.ofSeconds(1)).get(5,
+                TimeUnit.SECONDS);
         assertTrue(((DeliveryResult.Failed) none).error().contains("outbox.kafka.bootstrap-servers"), none.toString());
         assertTrue(target(" ", Map.of()).refusal().isPresent(), "blank is unset");
 
         KafkaTarget unresolvable = target("no-such-host.invalid:9092", Map.of());
         try {
             for (int i = 0; i < 3; i++) {
-                DeliveryResult r = unresolvable.deliver(row("rowId", null), 3, Duration.ofSeconds(1)).get(5, TimeUnit.SECONDS);
-                assertTrue(((DeliveryResult.Failed) r).error().startsWith("the Kafka producer could not be made"), r.toString());
+                DeliveryResult r = unresolvable.deliver(row("rowId", null), 3, Duration.ofSeconds(1)).get(5,
+                        TimeUnit.SECONDS);
+                assertTrue(((DeliveryResult.Failed) r).error().startsWith("the Kafka producer could not be made"),
+                        r.toString());
             }
-            assertEquals(1, unresolvable.producersTried, "within the pause the producer is not tried again at every row");
+            assertEquals(1, unresolvable.producersTried,
+                    "within the pause the producer is not tried again at every row");
         } finally {
             unresolvable.close();
         }
@@ -167,9 +177,12 @@ class KafkaTargetTest {
     @Test
     void failuresThatMayPassAreRetriedTheOthersDeadLetter() {
         assertInstanceOf(DeliveryResult.Failed.class, KafkaTarget.KafkaFailures.result(new TimeoutException("x"), "t"));
-        assertInstanceOf(DeliveryResult.Failed.class, KafkaTarget.KafkaFailures.result(new NotEnoughReplicasException("x"), "t"));
-        assertInstanceOf(DeliveryResult.Rejected.class, KafkaTarget.KafkaFailures.result(new InvalidTopicException("x"), "t"));
-        assertInstanceOf(DeliveryResult.Rejected.class, KafkaTarget.KafkaFailures.result(new RecordTooLargeException("x"), "t"));
+        assertInstanceOf(DeliveryResult.Failed.class,
+                KafkaTarget.KafkaFailures.result(new NotEnoughReplicasException("x"), "t"));
+        assertInstanceOf(DeliveryResult.Rejected.class,
+                KafkaTarget.KafkaFailures.result(new InvalidTopicException("x"), "t"));
+        assertInstanceOf(DeliveryResult.Rejected.class,
+                KafkaTarget.KafkaFailures.result(new RecordTooLargeException("x"), "t"));
         DeliveryResult denied = KafkaTarget.KafkaFailures.result(new TopicAuthorizationException("x"), "orders");
         assertInstanceOf(DeliveryResult.Rejected.class, denied);
         assertTrue(((DeliveryResult.Rejected) denied).error().contains("orders"));

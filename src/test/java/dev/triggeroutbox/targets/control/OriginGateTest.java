@@ -68,15 +68,15 @@ class OriginGateTest {
         OriginGate adaptive = new OriginGate(2, 64, now::get);
         UUID t = UUID.randomUUID();
         for (int i = 0; i < 40; i++) { // fast answers, one at a time: 2 + 40 places
-            adaptive.ended(adaptive.enter(FAST, t, Long.MAX_VALUE, () -> { }, () -> { }), true);
+            adaptive.ended(adaptive.enter(FAST, t, Long.MAX_VALUE, () -> {}, () -> {}), true);
         }
-        OriginGate.Entry held = adaptive.enter(FAST, t, Long.MAX_VALUE, () -> { }, () -> { });
+        OriginGate.Entry held = adaptive.enter(FAST, t, Long.MAX_VALUE, () -> {}, () -> {});
         assertEquals(Map.of(t, 41), adaptive.rooms(), "42 places, one in flight");
 
-        adaptive.ended(adaptive.enter(FAST, t, Long.MAX_VALUE, () -> { }, () -> { }), false); // no answer: 21 places
+        adaptive.ended(adaptive.enter(FAST, t, Long.MAX_VALUE, () -> {}, () -> {}), false); // no answer: 21 places
         assertEquals(Map.of(t, 20), adaptive.rooms());
         for (int i = 0; i < 5; i++) { // 10, 5, then never below the first 2
-            adaptive.ended(adaptive.enter(FAST, t, Long.MAX_VALUE, () -> { }, () -> { }), false);
+            adaptive.ended(adaptive.enter(FAST, t, Long.MAX_VALUE, () -> {}, () -> {}), false);
         }
         assertEquals(Map.of(t, 1), adaptive.rooms(), "two places, one in flight");
         adaptive.ended(held, true);

@@ -227,7 +227,8 @@ class WebhookAddressPolicyTest {
 
     @Test
     void anAllowListedBlockAllowsTheAddressesInside() {
-        WebhookAddressPolicy policy = new WebhookAddressPolicy(WebhookAllowList.parse("127.0.0.0/8, 10.0.0.0/24, fd00::/8"),
+        WebhookAddressPolicy policy = new WebhookAddressPolicy(
+                WebhookAllowList.parse("127.0.0.0/8, 10.0.0.0/24, fd00::/8"),
                 resolver);
         assertTrue(policy.check("http://127.3.2.1/").allowed());
         assertTrue(policy.check("http://10.0.0.250/").allowed());
@@ -256,14 +257,14 @@ class WebhookAddressPolicyTest {
 
     @ParameterizedTest
     @CsvSource({
-        "2002:7f00:1::, a 6to4 form of a loopback address",
-        "2002:a00:1:1::1, a 6to4 form of a private address",
-        "2002:a9fe:a9fe::, a 6to4 form of a link-local address",
-        // Teredo clients: 127.0.0.1 and 10.0.0.1 inverted in the last 32 bits
-        "2001:0:4136:e378:8000:63bf:80ff:fffe, a Teredo form of a loopback address",
-        "2001:0:4136:e378:8000:63bf:f5ff:fffe, a Teredo form of a private address",
-        // a Teredo server on the private network (client 8.8.8.8)
-        "2001:0:a00:1::f7f7:f7f7, a Teredo address whose server is a private address"})
+            "2002:7f00:1::, a 6to4 form of a loopback address",
+            "2002:a00:1:1::1, a 6to4 form of a private address",
+            "2002:a9fe:a9fe::, a 6to4 form of a link-local address",
+            // Teredo clients: 127.0.0.1 and 10.0.0.1 inverted in the last 32 bits
+            "2001:0:4136:e378:8000:63bf:80ff:fffe, a Teredo form of a loopback address",
+            "2001:0:4136:e378:8000:63bf:f5ff:fffe, a Teredo form of a private address",
+            // a Teredo server on the private network (client 8.8.8.8)
+            "2001:0:a00:1::f7f7:f7f7, a Teredo address whose server is a private address"})
     void sixToFourAndTeredoAddressesAreJudgedByTheIpv4AddressTheyCarry(String literal, String kind) {
         WebhookAddressPolicy.Verdict v = strict.check("http://[" + literal + "]/hook");
         assertFalse(v.allowed(), literal);

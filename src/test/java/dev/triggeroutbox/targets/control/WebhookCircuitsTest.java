@@ -37,7 +37,8 @@ class WebhookCircuitsTest {
         assertEquals(1_000 + 1_000, deferred.deferMillis());
         assertTrue(deferred.reason().contains(ORIGIN) && deferred.reason().contains("3 deliveries in a row")
                 && deferred.reason().contains("connection refused"), deferred.reason());
-        assertSame(WebhookCircuits.Admission.SEND, circuits.admit("https://other.example:443"), "other origins are not affected");
+        assertSame(WebhookCircuits.Admission.SEND, circuits.admit("https://other.example:443"),
+                "other origins are not affected");
     }
 
     @Test

@@ -62,9 +62,11 @@ class WebhookClientTest {
     static void certificate() throws Exception {
         Path store = dir.resolve("receiver.p12");
         Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "receiver", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
+                "-genkeypair", "-alias", "receiver", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
+                "CN=localhost",
                 "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-keystore", store.toString(),
-                "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit").redirectErrorStream(true).start();
+                "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit").redirectErrorStream(true)
+                .start();
         String out = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, keytool.waitFor(), out);
         keys = KeyStore.getInstance("PKCS12");
@@ -92,18 +94,21 @@ class WebhookClientTest {
             trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             trust.init(trusted);
         }
-        WebhookAddressPolicy policy = new WebhookAddressPolicy(WebhookAllowList.parse("127.0.0.1,localhost,receiver.test"),
+        WebhookAddressPolicy policy = new WebhookAddressPolicy(
+                WebhookAllowList.parse("127.0.0.1,localhost,receiver.test"),
                 host -> new InetAddress[] {InetAddress.getLoopbackAddress()});
         HostResolver dns = new HostResolver(host -> new InetAddress[] {InetAddress.getLoopbackAddress()}, executor, 10,
                 30_000, 1_000, System::nanoTime);
-        WebhookClient client = new WebhookClient(Duration.ofSeconds(2), idleMillis, 1024, new CheckedAddresses(policy, dns),
+        WebhookClient client = new WebhookClient(Duration.ofSeconds(2), idleMillis, 1024,
+                new CheckedAddresses(policy, dns),
                 Executors.defaultThreadFactory(), trust);
         open.add(client);
         return client;
     }
 
     private static WebhookClient.Answer post(WebhookClient client, String url) throws Exception {
-        WebhookClient.Request request = new WebhookClient.Request(URI.create(url), "{\"a\":1}".getBytes(StandardCharsets.UTF_8))
+        WebhookClient.Request request = new WebhookClient.Request(URI.create(url),
+                "{\"a\":1}".getBytes(StandardCharsets.UTF_8))
                 .header("webhook-id", "msg_1");
         return client.post(request, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
     }
@@ -192,7 +197,9 @@ class WebhookClientTest {
     }
 
     private static void answer(Socket s, Responder responder) {
-        try (s; BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1));
+        try (s;
+                BufferedReader in = new BufferedReader(
+                        new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1));
                 OutputStream out = s.getOutputStream()) {
             int n = 0;
             while (readRequest(in)) {
@@ -294,8 +301,9 @@ class WebhookClientTest {
     @Test
     void waitsPastInterimAnswersForTheRealOne() throws Exception {
         int port = raw(s -> answer(s, (n, out) -> {
-            write(out, "HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\n"
-                    + "Content-Length: 4\r\n\r\nbusy");
+            write(out,
+                    "HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\n"
+                            + "Content-Length: 4\r\n\r\nbusy");
             return true;
         }));
         WebhookClient.Answer a = post(client(null), "http://127.0.0.1:" + port + "/hook");
@@ -329,7 +337,8 @@ class WebhookClientTest {
         CompletableFuture<WebhookClient.Answer> f = client(null).post(new WebhookClient.Request(
                 URI.create("http://127.0.0.1:" + port + "/hook"), new byte[0]), Duration.ofSeconds(5));
         ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
-        assertTrue(e.getCause() instanceof java.io.IOException || e.getCause() instanceof IllegalArgumentException, e.getCause().toString());
+        assertTrue(e.getCause() instanceof java.io.IOException || e.getCause() instanceof IllegalArgumentException,
+                e.getCause().toString());
     }
 
     @Test
@@ -343,7 +352,7 @@ class WebhookClientTest {
             closed.countDown(); // the client closed it: the receiver read the end of the stream
         });
         WebhookClient client = client(null, 300);
-        client.every(50, () -> { });
+        client.every(50, () -> {});
         long sent = System.nanoTime();
         assertEquals(204, post(client, "http://127.0.0.1:" + port + "/hook").status());
         assertTrue(closed.await(5, TimeUnit.SECONDS), "the idle connection stayed open");
@@ -360,7 +369,9 @@ class WebhookClientTest {
     void sendsTheHostWithItsPortAndTheQuery() throws Exception {
         List<String> heads = new java.util.concurrent.CopyOnWriteArrayList<>();
         int port = raw(s -> {
-            try (s; BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1));
+            try (s;
+                    BufferedReader in = new BufferedReader(
+                            new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1));
                     OutputStream out = s.getOutputStream()) {
                 String line;
                 while (!(line = in.readLine()).isEmpty()) {

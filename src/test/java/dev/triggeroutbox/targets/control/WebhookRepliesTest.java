@@ -116,9 +116,11 @@ class WebhookRepliesTest {
         assertEquals("could not connect to hooks.example within 5000 ms", WebhookFailures.describe(
                 new SocketTimeoutException("Connect Timeout"), "hooks.example", timeout, connect));
         assertEquals("webhook at hooks.example did not answer within 10000 ms", WebhookFailures.describe(
-                new CompletionException(new TimeoutException("Total timeout 10000 ms elapsed")), "hooks.example", timeout, connect));
+                new CompletionException(new TimeoutException("Total timeout 10000 ms elapsed")), "hooks.example",
+                timeout, connect));
         assertEquals("could not connect to hooks.example: Connection refused", WebhookFailures.describe(
-                new CompletionException(new ConnectException("Connection refused")), "hooks.example", timeout, connect));
+                new CompletionException(new ConnectException("Connection refused")), "hooks.example", timeout,
+                connect));
         assertEquals("webhook request to hooks.example failed: connection reset", WebhookFailures.describe(
                 new IOException("connection reset"), "hooks.example", timeout, connect));
         assertEquals("webhook request to hooks.example failed: IllegalStateException: boom", WebhookFailures.describe(

@@ -21,7 +21,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -129,7 +128,8 @@ class WebhookSenderTest {
     private static ClaimedRow row(String url, String secret, ExecutionId root) {
         return new ClaimedRow(OutboxId.random(), new AppId(UUID.randomUUID()), "kv", new TriggerId(UUID.randomUUID()),
                 null, null, "{\"key\": \"k1\", \"value\": \"Zoë\"}", "alice", 2, root, 3, null,
-                OffsetDateTime.now(ZoneOffset.UTC), OffsetDateTime.now(ZoneOffset.UTC), new ClaimedRow.TriggerTarget("webhook", url, secret, null));
+                OffsetDateTime.now(ZoneOffset.UTC), OffsetDateTime.now(ZoneOffset.UTC),
+                new ClaimedRow.TriggerTarget("webhook", url, secret, null));
     }
 
     /** A row of a trigger whose secret was rotated from {@code previous}, which signs until {@code expires}. */
@@ -190,7 +190,8 @@ class WebhookSenderTest {
         assertInstanceOf(DeliveryResult.Delivered.class, await(first));
         DeliveryResult r = await(late);
         assertInstanceOf(DeliveryResult.NotStarted.class, r, "waited past its start deadline: no attempt spent");
-        assertTrue(((DeliveryResult.NotStarted) r).reason().contains("outbox.webhook.max-connections-per-origin"), r.toString());
+        assertTrue(((DeliveryResult.NotStarted) r).reason().contains("outbox.webhook.max-connections-per-origin"),
+                r.toString());
         assertEquals(Map.of(), sender.rooms(), "nothing left at the origin");
     }
 
@@ -200,7 +201,8 @@ class WebhookSenderTest {
 
     @Test
     void postsTheSignedPayloadAndKeepsTheAnswerAsReply() throws Exception {
-        answer("/hook", 200, Map.of("Content-Type", "application/json"), "{\"got\":1}".getBytes(StandardCharsets.UTF_8), 0);
+        answer("/hook", 200, Map.of("Content-Type", "application/json"), "{\"got\":1}".getBytes(StandardCharsets.UTF_8),
+                0);
         ExecutionId root = ExecutionId.random();
         ClaimedRow row = row(base + "/hook", SECRET, root);
 
@@ -238,7 +240,8 @@ class WebhookSenderTest {
         assertEquals(2, signatures.length, header);
         byte[] body = row.payload().getBytes(StandardCharsets.UTF_8);
         String id = row.id().toString();
-        assertEquals(WebhookSignature.of(SECRET).sign(id, NOW.getEpochSecond(), body), signatures[0], "the new secret's first");
+        assertEquals(WebhookSignature.of(SECRET).sign(id, NOW.getEpochSecond(), body), signatures[0],
+                "the new secret's first");
         assertEquals(WebhookSignature.of(previous).sign(id, NOW.getEpochSecond(), body), signatures[1]);
         assertFalse(signatures[0].equals(signatures[1]));
     }
@@ -251,7 +254,8 @@ class WebhookSenderTest {
         assertInstanceOf(DeliveryResult.Delivered.class, await(sender().send(row)));
 
         assertEquals(WebhookSignature.of(SECRET).sign(row.id().toString(), NOW.getEpochSecond(),
-                row.payload().getBytes(StandardCharsets.UTF_8)), seen.poll(5, TimeUnit.SECONDS).headers().getFirst("webhook-signature"));
+                row.payload().getBytes(StandardCharsets.UTF_8)),
+                seen.poll(5, TimeUnit.SECONDS).headers().getFirst("webhook-signature"));
     }
 
     @Test
@@ -278,7 +282,8 @@ class WebhookSenderTest {
 
         TraceContext trace = TraceContext.parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "rojo=1");
         ClaimedRow traced = new ClaimedRow(plain.id(), plain.appId(), plain.sourceKind(), plain.triggerId(), null, null,
-                plain.payload(), null, 0, null, 1, null, plain.createdAt(), plain.dueAt(), plain.trigger(), trace, Long.MAX_VALUE);
+                plain.payload(), null, 0, null, 1, null, plain.createdAt(), plain.dueAt(), plain.trigger(), trace,
+                Long.MAX_VALUE);
         Map<String, List<String>> h = headers(traced);
         assertEquals(List.of(trace.traceparent()), h.get("traceparent"));
         assertEquals(List.of("rojo=1"), h.get("tracestate"));
@@ -348,13 +353,17 @@ class WebhookSenderTest {
         }, circuits);
         String url = "http://127.0.0.1:" + port + "/hook";
         for (int i = 0; i < 2; i++) {
-            DeliveryResult.Failed f = assertInstanceOf(DeliveryResult.Failed.class, await(sender.send(row(url, SECRET, null))));
+            DeliveryResult.Failed f = assertInstanceOf(DeliveryResult.Failed.class,
+                    await(sender.send(row(url, SECRET, null))));
             assertTrue(f.error().startsWith("could not connect to 127.0.0.1"), f.error());
             assertNull(f.retryAfter());
         }
         // open: not sent, and not to be tried again before the circuit half-opens (1 s)
-        DeliveryResult.Failed skipped = assertInstanceOf(DeliveryResult.Failed.class, await(sender.send(row(url, SECRET, null))));
-        assertTrue(skipped.error().startsWith("not sent: http://127.0.0.1:" + port + " could not be reached by 2 deliveries"),
+        DeliveryResult.Failed skipped = assertInstanceOf(DeliveryResult.Failed.class,
+                await(sender.send(row(url, SECRET, null))));
+        assertTrue(
+                skipped.error()
+                        .startsWith("not sent: http://127.0.0.1:" + port + " could not be reached by 2 deliveries"),
                 skipped.error());
         assertTrue(skipped.retryAfter().toMillis() >= 1_000, skipped.toString());
 
@@ -398,7 +407,8 @@ class WebhookSenderTest {
     void aDeliveryTimeoutShorterThanTheWebhookTimeoutBoundsTheExchange() throws Exception {
         answer("/slow", 200, Map.of(), new byte[0], 2_000);
         DeliveryResult.Failed f = assertInstanceOf(DeliveryResult.Failed.class,
-                await(sender("127.0.0.1", Duration.ofSeconds(5)).send(row(base + "/slow", SECRET, null), Duration.ofMillis(300))));
+                await(sender("127.0.0.1", Duration.ofSeconds(5)).send(row(base + "/slow", SECRET, null),
+                        Duration.ofMillis(300))));
         assertEquals("webhook at 127.0.0.1 did not answer within 300 ms", f.error());
     }
 
@@ -444,7 +454,8 @@ class WebhookSenderTest {
         int port = server.getAddress().getPort();
         try {
             long before = System.nanoTime();
-            CompletableFuture<DeliveryResult> slow = sender.send(row("http://slow.example:" + port + "/hook", SECRET, null));
+            CompletableFuture<DeliveryResult> slow = sender
+                    .send(row("http://slow.example:" + port + "/hook", SECRET, null));
             assertTrue(System.nanoTime() - before < TimeUnit.SECONDS.toNanos(2), "send waited for the name server");
 
             assertInstanceOf(DeliveryResult.Delivered.class,
@@ -463,7 +474,8 @@ class WebhookSenderTest {
         AtomicInteger lookups = new AtomicInteger();
         // a rebinding name server: the first answer passes the check, every later one is a private address
         WebhookAddressPolicy.Resolver dns = host -> new InetAddress[] {lookups.getAndIncrement() == 0
-                ? InetAddress.getLoopbackAddress() : AddressRange.literal("10.0.0.7").orElseThrow()};
+                ? InetAddress.getLoopbackAddress()
+                : AddressRange.literal("10.0.0.7").orElseThrow()};
         WebhookSender sender = sender("127.0.0.1", Duration.ofSeconds(5), dns,
                 new WebhookCircuits(0, 60_000, 7_000, System::nanoTime, bound -> 0));
         String url = "http://rebind.example:" + server.getAddress().getPort() + "/hook";
@@ -482,7 +494,8 @@ class WebhookSenderTest {
                 new WebhookCircuits(0, 60_000, 7_000, System::nanoTime, bound -> 0));
 
         DeliveryResult.Rejected r = assertInstanceOf(DeliveryResult.Rejected.class,
-                await(sender.send(row("http://inside.example:" + server.getAddress().getPort() + "/hook", SECRET, null))));
+                await(sender
+                        .send(row("http://inside.example:" + server.getAddress().getPort() + "/hook", SECRET, null))));
 
         assertTrue(r.error().startsWith("host inside.example resolves to a private address"), r.error());
         assertFalse(r.disableTrigger());

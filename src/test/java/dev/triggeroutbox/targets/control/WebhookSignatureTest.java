@@ -59,7 +59,8 @@ class WebhookSignatureTest {
 
     @ParameterizedTest
     @NullAndEmptySource
-    @ValueSource(strings = {"MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_", "whsec_not base64!", "WHSEC_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
+    @ValueSource(strings = {"MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_", "whsec_not base64!",
+            "WHSEC_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
     void refusesSecretsNotInTheWhsecFormat(String secret) {
         assertThrows(IllegalArgumentException.class, () -> WebhookSignature.of(secret));
     }

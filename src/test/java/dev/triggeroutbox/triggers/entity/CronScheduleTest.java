@@ -52,11 +52,13 @@ class CronScheduleTest {
         assertEquals(Instant.parse("2026-01-05T08:00:00Z"), next("0 9 * * *", "Europe/Berlin", "2026-01-05T00:00:00Z"));
         assertEquals(Instant.parse("2026-07-06T07:00:00Z"), next("0 9 * * *", "Europe/Berlin", "2026-07-06T00:00:00Z"));
         // 02:30 does not exist on 2026-03-29 in Berlin: it fires at 03:30 local (01:30 UTC)
-        assertEquals(Instant.parse("2026-03-29T01:30:00Z"), next("30 2 * * *", "Europe/Berlin", "2026-03-28T12:00:00Z"));
+        assertEquals(Instant.parse("2026-03-29T01:30:00Z"),
+                next("30 2 * * *", "Europe/Berlin", "2026-03-28T12:00:00Z"));
         // 02:30 happens twice on 2026-10-25 in Berlin: it fires once, at the first (00:30 UTC)
         Instant first = next("30 2 * * *", "Europe/Berlin", "2026-10-24T12:00:00Z");
         assertEquals(Instant.parse("2026-10-25T00:30:00Z"), first);
-        assertEquals(Instant.parse("2026-10-26T01:30:00Z"), CronSchedule.parse("30 2 * * *", "Europe/Berlin").next(first));
+        assertEquals(Instant.parse("2026-10-26T01:30:00Z"),
+                CronSchedule.parse("30 2 * * *", "Europe/Berlin").next(first));
     }
 
     @Test

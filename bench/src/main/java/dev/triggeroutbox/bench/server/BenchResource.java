@@ -138,7 +138,9 @@ public class BenchResource {
                 try {
                     long now;
                     while ((now = System.nanoTime()) < end && failure.get() == null) {
-                        int written = batch > 1 ? producer.publishAll(appId, events) : producer.publish(appId, payload, null);
+                        int written = batch > 1
+                                ? producer.publishAll(appId, events)
+                                : producer.publish(appId, payload, null);
                         if (now >= start) {
                             rows.addAndGet(written);
                         }
@@ -159,6 +161,7 @@ public class BenchResource {
     }
 
     private static Response error(String message) {
-        return Response.serverError().entity("{\"error\":\"" + message.replace("\\", "\\\\").replace("\"", "'") + "\"}").build();
+        return Response.serverError().entity("{\"error\":\"" + message.replace("\\", "\\\\").replace("\"", "'") + "\"}")
+                .build();
     }
 }

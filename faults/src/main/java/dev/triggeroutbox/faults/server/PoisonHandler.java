@@ -17,7 +17,8 @@ public class PoisonHandler implements OutboxHandler {
     @Override
     public Object handle(OutboxDelivery delivery) {
         if (delivery.payload().replace(" ", "").contains("\"poison\":true")) {
-            System.err.println("faults-poison: halting this JVM on row " + delivery.id() + ", attempt " + delivery.attempt());
+            System.err.println(
+                    "faults-poison: halting this JVM on row " + delivery.id() + ", attempt " + delivery.attempt());
             Runtime.getRuntime().halt(137);
         }
         return null;
