@@ -217,11 +217,14 @@ class ClientIT {
         assertEquals("handler", api.trigger(app, triggerId).getJsonObject("target").getString("type"));
 
         String traceparent = "00-" + UUID.randomUUID().toString().replace("-", "") + "-00f067aa0ba902b7-01";
+        // held, so that its status is read while it is a live row (a finished row's history keeps no trace context)
+        assertTrue(api.holdTrigger(app, triggerId).getBoolean("held"));
         JsonObject published = api.publish(app,
                 Json.createObjectBuilder().add("sourceKind", "kv").add("payload", 7).build(),
                 "mp-" + UUID.randomUUID(), traceparent, null);
         UUID row = UUID.fromString(published.getJsonArray("rows").getJsonObject(0).getString("id"));
         assertContext(traceparent, api.status(row).getString("traceparent"));
+        assertFalse(api.releaseTrigger(app, triggerId).getBoolean("held"));
         Eventually.until(WAIT, () -> api.status(row).getString("status").equals("delivered"),
                 () -> api.status(row).toString());
 
