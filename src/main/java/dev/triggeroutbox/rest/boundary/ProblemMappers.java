@@ -113,9 +113,9 @@ public final class ProblemMappers {
 
         @Override
         public Response toResponse(ProcessingException e) {
-            OutboxRefusedException limit = sizeLimit(e);
-            if (limit != null) {
-                return Problems.response(limit, path(uri));
+            OutboxRefusedException refused = refusalIn(e);
+            if (refused != null) {
+                return Problems.response(refused, path(uri));
             }
             if (isNotUtf8(e)) {
                 return notUtf8(path(uri));
@@ -141,9 +141,9 @@ public final class ProblemMappers {
 
         @Override
         public Response toResponse(Throwable e) {
-            OutboxRefusedException limit = sizeLimit(e);
-            if (limit != null) {
-                return Problems.response(limit, path(uri));
+            OutboxRefusedException refused = refusalIn(e);
+            if (refused != null) {
+                return Problems.response(refused, path(uri));
             }
             if (isNotUtf8(e)) {
                 return notUtf8(path(uri));
@@ -239,7 +239,8 @@ public final class ProblemMappers {
         return false;
     }
 
-    static OutboxRefusedException sizeLimit(Throwable e) {
+    /** Our own refusal wrapped by the container or the JSON reader (a body over its limit, for one). */
+    static OutboxRefusedException refusalIn(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof OutboxRefusedException api) {
                 return api;
