@@ -9,7 +9,7 @@ conn=("${@:--h 127.0.0.1 -U postgres}")
 read -r -a conn <<<"${conn[*]}"
 work=$(mktemp -d)
 psql "${conn[@]}" -qc "DROP DATABASE IF EXISTS console_counts" -c "CREATE DATABASE console_counts"
-for f in src/main/resources/db/migration/V*.sql; do psql "${conn[@]}" -d console_counts -q -v ON_ERROR_STOP=1 -f "$f"; done
+for f in app/src/main/resources/db/migration/V*.sql; do psql "${conn[@]}" -d console_counts -q -v ON_ERROR_STOP=1 -f "$f"; done
 psql "${conn[@]}" -d console_counts -q -f bench/sql/console-counts-data.sql
 python3 - "$work" <<'PY'
 import re, subprocess, sys
@@ -21,7 +21,7 @@ stats = blocks('a8a8978', 'src/main/java/dev/triggeroutbox/console/control/Stats
 per, breakdown = blocks('a8a8978', 'src/main/java/dev/triggeroutbox/console/control/Activity.java')[:2]
 before = [stats, per.replace('make_interval(mins => ?)', 'make_interval(mins => 59)')] + [
     breakdown.replace('%1$s', c).replace('LIMIT ?', 'LIMIT 20') for c in ('source_kind', 'app_id')]
-live, history = blocks(None, 'src/main/java/dev/triggeroutbox/console/control/Counts.java')[:2]
+live, history = blocks(None, 'app/src/main/java/dev/triggeroutbox/console/control/Counts.java')[:2]
 history = history.replace('? - interval', 'now() - interval')
 after = [live, history.replace('to_timestamp(? * 60)', "date_trunc('minute', now()) - interval '1 minute'")]
 first = [live, history.replace('to_timestamp(? * 60)', "date_trunc('minute', now()) - interval '180 minutes'")]

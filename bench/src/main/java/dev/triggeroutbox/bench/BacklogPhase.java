@@ -3,6 +3,7 @@ package dev.triggeroutbox.bench;
 import dev.triggeroutbox.dispatch.control.Claims;
 import dev.triggeroutbox.outbox.entity.ClaimToken;
 
+import dev.triggeroutbox.testkit.Progress;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.bench;
 
+import dev.triggeroutbox.testkit.Progress;
 import java.sql.SQLException;
 
 /** What every part of the run works with: the settings, the database, the server and its API. */

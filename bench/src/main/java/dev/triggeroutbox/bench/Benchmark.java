@@ -1,5 +1,7 @@
 package dev.triggeroutbox.bench;
 
+import dev.triggeroutbox.testkit.Progress;
+import dev.triggeroutbox.testkit.WarWithClasses;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -44,7 +46,7 @@ public final class Benchmark {
     private static void run(Settings s) throws Exception {
         Progress.say("Trigger Outbox benchmark, %s run (phases %s)", s.mode(), s.phases());
         Path war = s.target().resolve("trigger-outbox-bench.war");
-        BenchWar.build(s.productWar(), s.classes(), war);
+        WarWithClasses.build(s.productWar(), s.classes(), "dev/triggeroutbox/bench/server", war);
         Files.createDirectories(s.target());
 
         Database[] db = new Database[1];
@@ -147,7 +149,7 @@ public final class Benchmark {
 
     private static void describe(Results r, Settings s, Database db) throws Exception {
         r.environment.put("command",
-                "`./mvnw -q -Pserver package -DskipTests && ./mvnw -f bench/pom.xml -q compile exec:java"
+                "`./mvnw -q -Pbench verify"
                         + (s.quick() ? " -Dbench.quick=true" : "") + "`");
         r.environment.put("date", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
         r.environment.put("machine",

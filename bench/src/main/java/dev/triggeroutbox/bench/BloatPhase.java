@@ -1,5 +1,6 @@
 package dev.triggeroutbox.bench;
 
+import dev.triggeroutbox.testkit.Progress;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;

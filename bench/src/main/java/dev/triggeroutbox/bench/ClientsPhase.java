@@ -1,5 +1,6 @@
 package dev.triggeroutbox.bench;
 
+import dev.triggeroutbox.testkit.Progress;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.URI;

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.bench;
 
+import dev.triggeroutbox.testkit.Progress;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

@@ -2,6 +2,7 @@ package dev.triggeroutbox.bench;
 
 import dev.triggeroutbox.dispatch.control.DeliveryHistory;
 import dev.triggeroutbox.schema.control.Migrations;
+import dev.triggeroutbox.testkit.Progress;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +22,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * {@code VACUUM} it leaves to do. No server: the harness and PostgreSQL only.
  *
  * <pre>
- * ./mvnw -q package -DskipTests
- * ./mvnw -f bench/pom.xml -q compile exec:java@history-pruning [-Dbench.pg.port=55470]
+ * ./mvnw -q -Pbench verify -Dbench.main=dev.triggeroutbox.bench.HistoryPruning [-Dbench.pg.port=55470]
  * </pre>
  */
 public final class HistoryPruning {
@@ -51,18 +51,13 @@ public final class HistoryPruning {
         int port = Integer.getInteger("bench.pg.port", 55470);
         long prune = Long.getLong("bench.prune-rows", 1_000_000);
         long keep = Long.getLong("bench.keep-rows", 250_000);
-        Path migrations = Path.of(System.getProperty("bench.product.classes"), "db", "migration");
-        if (!Files.isDirectory(migrations)) {
-            throw new IllegalStateException(
-                    "no migrations at " + migrations + ": build the product first (./mvnw -q package -DskipTests)");
-        }
         try (Database db = Database.start(port)) {
             Progress.say("%s; load average %s", db.describe(), loadAverage());
             DataSource v7 = dataSource(db, "v7_way");
             DataSource partitioned = dataSource(db, "partitioned_way");
-            Migrations.configuration(v7).locations("filesystem:" + migrations).schemas("v7_way").target("7").load()
+            Migrations.configuration(v7).locations("classpath:db/migration").schemas("v7_way").target("7").load()
                     .migrate();
-            Migrations.configuration(partitioned).locations("filesystem:" + migrations).schemas("partitioned_way")
+            Migrations.configuration(partitioned).locations("classpath:db/migration").schemas("partitioned_way")
                     .load().migrate();
             try (Connection con = partitioned.getConnection(); Statement st = con.createStatement()) {
                 // steady state long after the upgrade: the table from V7 has aged out, every day is a partition

@@ -1,6 +1,7 @@
 package dev.triggeroutbox.bench;
 
 import dev.triggeroutbox.testkit.KafkaBroker;
+import dev.triggeroutbox.testkit.Progress;
 import java.io.File;
 import java.net.URISyntaxException;
 import java.net.URL;

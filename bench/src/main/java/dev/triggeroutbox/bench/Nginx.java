@@ -1,5 +1,6 @@
 package dev.triggeroutbox.bench;
 
+import dev.triggeroutbox.testkit.Ports;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -44,7 +45,7 @@ final class Nginx implements AutoCloseable {
     }
 
     void start() throws IOException, InterruptedException {
-        if (Server.listening(PORT)) {
+        if (Ports.listening(PORT)) {
             throw new IllegalStateException(
                     "port " + PORT + " is in use: is an earlier benchmark nginx still running?");
         }
@@ -78,7 +79,7 @@ final class Nginx implements AutoCloseable {
         process = new ProcessBuilder(BINARY.toString(), "-p", prefix.toString(), "-c", conf.toString())
                 .redirectErrorStream(true).redirectOutput(prefix.resolve("logs/console.log").toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!Server.listening(PORT)) {
+        while (!Ports.listening(PORT)) {
             if (!process.isAlive()) {
                 throw new IllegalStateException(
                         "nginx exited with " + process.exitValue() + "; see " + prefix.resolve("logs"));

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.bench;
 
+import dev.triggeroutbox.testkit.Progress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

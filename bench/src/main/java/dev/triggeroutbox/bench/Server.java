@@ -1,18 +1,14 @@
 package dev.triggeroutbox.bench;
 
+import dev.triggeroutbox.testkit.Ports;
+import dev.triggeroutbox.testkit.Progress;
+import dev.triggeroutbox.testkit.WildFlyProcess;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * The WildFly the build configured, started as the demo starts it but with a server base directory
@@ -26,7 +22,7 @@ final class Server implements AutoCloseable {
     static final int MANAGEMENT_PORT = 9990 + PORT_OFFSET;
     static final String USER = "bench";
     static final String PASSWORD = "Bench-Outbox-1";
-    static final String WAR = "trigger-outbox.war";
+    static final String WAR = WildFlyProcess.WAR;
 
     private final Path jbossHome;
     private final Path base;
@@ -42,55 +38,20 @@ final class Server implements AutoCloseable {
     /** Prepares the base directory (fresh configuration, the bench user, the WAR) and starts the server. */
     void start(Path war, Database db) throws IOException, InterruptedException {
         for (int port : new int[] {HTTP_PORT, MANAGEMENT_PORT}) {
-            if (listening(port)) {
+            if (Ports.listening(port)) {
                 throw new IllegalStateException(
                         "port " + port + " is in use: is an earlier benchmark server still running?");
             }
         }
-        deleteTree(base);
-        Path configuration = Files.createDirectories(base.resolve("configuration"));
-        try (Stream<Path> files = Files.list(jbossHome.resolve("standalone/configuration"))) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                Files.copy(f, configuration.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
+        WildFlyProcess.deleteTree(base);
+        Path configuration = WildFlyProcess.prepareBase(base, jbossHome.resolve("standalone/configuration"), war);
         run(List.of(jbossHome.resolve("bin/add-user.sh").toString(), "-a", "-s", "-sc", configuration.toString(),
                 "-u", USER, "-p", PASSWORD, "-g", "outbox-admin"), Duration.ofMinutes(1));
-        Path deployments = Files.createDirectories(base.resolve("deployments"));
-        Files.copy(war, deployments.resolve(WAR), StandardCopyOption.REPLACE_EXISTING);
-
-        List<String> command = new ArrayList<>(List.of(jbossHome.resolve("bin/standalone.sh").toString(),
-                "-b", "127.0.0.1", "-Djboss.server.base.dir=" + base,
-                "-Djboss.socket.binding.port-offset=" + PORT_OFFSET));
+        List<String> command = WildFlyProcess.command(jbossHome, base, PORT_OFFSET);
         command.addAll(properties);
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(base.resolve("console.log").toFile());
-        Map<String, String> env = pb.environment();
-        env.put("LAUNCH_JBOSS_IN_BACKGROUND", "true"); // standalone.sh then passes SIGTERM on to the server
-        env.put("DB_URL", db.url);
-        env.put("DB_USER", db.user);
-        env.put("DB_PASSWORD", db.password);
-        process = pb.start();
-        awaitDeployment(deployments);
-    }
-
-    private void awaitDeployment(Path deployments) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(deployments.resolve(WAR + ".deployed"))) {
-                return;
-            }
-            if (Files.exists(deployments.resolve(WAR + ".failed"))) {
-                throw new IllegalStateException("the deployment failed; see " + base.resolve("console.log"));
-            }
-            if (!process.isAlive()) {
-                throw new IllegalStateException(
-                        "WildFly exited with " + process.exitValue() + "; see " + base.resolve("console.log"));
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException(
-                "WildFly did not deploy the WAR within 3 minutes; see " + base.resolve("console.log"));
+        process = WildFlyProcess.start(command, base.resolve("console.log"),
+                Map.of("DB_URL", db.url, "DB_USER", db.user, "DB_PASSWORD", db.password));
+        WildFlyProcess.awaitDeployed(base, process, Duration.ofMinutes(3));
     }
 
     /**
@@ -148,17 +109,7 @@ final class Server implements AutoCloseable {
             return;
         }
         Progress.say("stopping WildFly");
-        List<ProcessHandle> jvm = process.descendants().toList();
-        jvm.forEach(ProcessHandle::destroy);
-        process.destroy();
-        for (ProcessHandle p : jvm) {
-            try {
-                p.onExit().get(60, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                p.destroyForcibly();
-            }
-        }
-        awaitExit(process, 10);
+        WildFlyProcess.stop(process, Duration.ofSeconds(60));
         process = null;
     }
 
@@ -174,23 +125,4 @@ final class Server implements AutoCloseable {
         }
     }
 
-    static boolean listening(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 300);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
 }

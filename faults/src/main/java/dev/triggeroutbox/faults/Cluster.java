@@ -1,5 +1,6 @@
 package dev.triggeroutbox.faults;
 
+import dev.triggeroutbox.testkit.Progress;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

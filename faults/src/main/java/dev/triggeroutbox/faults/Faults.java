@@ -1,5 +1,7 @@
 package dev.triggeroutbox.faults;
 
+import dev.triggeroutbox.testkit.Progress;
+import dev.triggeroutbox.testkit.WarWithClasses;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
@@ -37,7 +39,8 @@ public final class Faults {
         Progress.say("Trigger Outbox fault harness, %s run, scenarios %s (lease %d ms, poll %d ms)", s.mode(),
                 s.scenarios(),
                 s.leaseMillis(), s.pollMillis());
-        Path war = FaultsWar.build(s.productWar(), s.classes(), s.target().resolve("trigger-outbox-faults.war"));
+        Path war = WarWithClasses.build(s.productWar(), s.classes(), "dev/triggeroutbox/faults/server",
+                s.target().resolve("trigger-outbox-faults.war"));
         Postgres[] db = new Postgres[1];
         Cluster[] cluster = new Cluster[1];
         Thread hook = new Thread(() -> stop(cluster[0], db[0]), "faults-shutdown");

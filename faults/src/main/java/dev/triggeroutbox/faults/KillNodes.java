@@ -1,5 +1,6 @@
 package dev.triggeroutbox.faults;
 
+import dev.triggeroutbox.testkit.Progress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,13 +1,13 @@
 package dev.triggeroutbox.faults;
 
+import dev.triggeroutbox.testkit.Ports;
+import dev.triggeroutbox.testkit.WildFlyProcess;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +25,7 @@ final class Node implements AutoCloseable {
         DOWN, STARTING, UP, PAUSED
     }
 
-    static final String WAR = "trigger-outbox.war";
+    static final String WAR = WildFlyProcess.WAR;
 
     final String name;
     final int httpPort;
@@ -54,20 +54,13 @@ final class Node implements AutoCloseable {
     /** A fresh base directory: the configured server's configuration (with the harness's users) and the WAR. */
     void prepare(Path configuration, Path war) throws IOException {
         for (int port : new int[] {httpPort, managementPort}) {
-            if (listening(port)) {
+            if (Ports.listening(port)) {
                 throw new IllegalStateException("port " + port + " is in use: is an earlier fault run still running?"
                         + " (-Dfaults.port-offsets chooses others)");
             }
         }
         Files.deleteIfExists(base.resolve("console.log"));
-        Path conf = Files.createDirectories(base.resolve("configuration"));
-        try (Stream<Path> files = Files.list(configuration)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                Files.copy(f, conf.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
-        Path deployments = Files.createDirectories(base.resolve("deployments"));
-        Files.copy(war, deployments.resolve(WAR), StandardCopyOption.REPLACE_EXISTING);
+        WildFlyProcess.prepareBase(base, configuration, war);
     }
 
     /** Environment added to the next start (and every later one), e.g. libfaketime's. */
@@ -85,15 +78,10 @@ final class Node implements AutoCloseable {
                 Files.deleteIfExists(f);
             }
         }
-        List<String> command = new ArrayList<>(List.of(jbossHome.resolve("bin/standalone.sh").toString(),
-                "-b", "127.0.0.1", "-Djboss.server.base.dir=" + base,
-                "-Djboss.socket.binding.port-offset=" + portOffset,
-                "-Doutbox.node-name=" + name));
+        List<String> command = WildFlyProcess.command(jbossHome, base, portOffset);
+        command.add("-Doutbox.node-name=" + name);
         command.addAll(properties);
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(base.resolve("console.log").toFile()));
-        Map<String, String> env = pb.environment();
-        env.put("LAUNCH_JBOSS_IN_BACKGROUND", "true"); // standalone.sh passes SIGTERM on to the JVM
+        Map<String, String> env = new HashMap<>();
         // the node's name on its database sessions, so the harness can tell whose sessions are whose
         env.put("DB_URL", dbUrl + "?ApplicationName=" + name);
         env.put("DB_USER", Postgres.USER);
@@ -101,7 +89,7 @@ final class Node implements AutoCloseable {
         env.putAll(extraEnv);
         state = State.STARTING;
         incarnation++;
-        process = pb.start();
+        process = WildFlyProcess.start(command, base.resolve("console.log"), env);
     }
 
     /** Waits until the WAR answers ready (deployed, database reachable with its schema). */
@@ -213,20 +201,10 @@ final class Node implements AutoCloseable {
         if (process == null) {
             return;
         }
-        List<ProcessHandle> jvm = process.descendants().toList();
         if (state == State.PAUSED) {
-            jvm.forEach(p -> quietly("kill", "-CONT", Long.toString(p.pid())));
+            process.descendants().forEach(p -> quietly("kill", "-CONT", Long.toString(p.pid())));
         }
-        jvm.forEach(ProcessHandle::destroy);
-        process.destroy();
-        for (ProcessHandle p : jvm) {
-            try {
-                p.onExit().get(30, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                p.destroyForcibly();
-            }
-        }
-        process.destroyForcibly();
+        WildFlyProcess.stop(process, Duration.ofSeconds(30));
         process = null;
         state = State.DOWN;
     }
@@ -245,15 +223,6 @@ final class Node implements AutoCloseable {
         if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) || p.exitValue() != 0) {
             p.destroyForcibly();
             throw new IllegalStateException(Path.of(command.get(0)).getFileName() + " failed: " + new String(out));
-        }
-    }
-
-    private static boolean listening(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 300);
-            return true;
-        } catch (IOException e) {
-            return false;
         }
     }
 

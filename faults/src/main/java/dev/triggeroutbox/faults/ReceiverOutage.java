@@ -1,5 +1,6 @@
 package dev.triggeroutbox.faults;
 
+import dev.triggeroutbox.testkit.Progress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package dev.triggeroutbox.faults;
 
+import dev.triggeroutbox.testkit.Progress;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

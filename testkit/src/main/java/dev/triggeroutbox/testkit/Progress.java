@@ -1,16 +1,16 @@
-package dev.triggeroutbox.faults;
+package dev.triggeroutbox.testkit;
 
 import java.util.Locale;
 
-/** Progress lines while the harness runs, each with the time since it started. */
-final class Progress {
+/** Progress lines while a harness (the benchmark, the fault harness) runs, each with the time since it started. */
+public final class Progress {
 
     private static final long START = System.nanoTime();
 
     private Progress() {
     }
 
-    static void say(String format, Object... args) {
+    public static void say(String format, Object... args) {
         long s = (System.nanoTime() - START) / 1_000_000_000L;
         System.out.printf(Locale.ROOT, "[%02d:%02d] %s%n", s / 60, s % 60, String.format(Locale.ROOT, format, args));
         System.out.flush();

@@ -81,7 +81,7 @@ class OpenApiDocumentTest {
     }
 
     private static Map<String, Operation> fromResources() throws IOException, ClassNotFoundException {
-        java.nio.file.Path classes = java.nio.file.Path.of("target/classes");
+        java.nio.file.Path classes = java.nio.file.Path.of(System.getProperty("outbox.classes", "../target/classes"));
         List<String> names;
         try (Stream<java.nio.file.Path> files = Files.walk(classes.resolve("dev/triggeroutbox"))) {
             names = files.map(f -> classes.relativize(f).toString())

@@ -83,7 +83,8 @@ class KafkaIT {
     @BeforeAll
     static void startBroker() {
         int port = Integer.getInteger("it.kafka.port", 19092);
-        broker = KafkaBroker.format(port, Path.of("target", "kafka-" + port).toAbsolutePath(),
+        broker = KafkaBroker.format(port,
+                Path.of(System.getProperty("outbox.target", "../target"), "kafka-" + port).toAbsolutePath(),
                 KafkaBroker.testClassPath());
     }
 
