@@ -63,7 +63,7 @@ class ConsoleBrowserIT {
 
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-    private static final Path SHOTS = Path.of("target/console-screenshots");
+    private static final Path SHOTS = Path.of(System.getProperty("outbox.target", "../target"), "console-screenshots");
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     @Deployment(testable = false)

@@ -24,7 +24,9 @@ public enum ItServer {
     PAYARA {
         @Override
         void addUser(String user, String password, String groups) throws IOException, InterruptedException {
-            run(List.of("bash", Path.of("standalone-config/payara/add-user.sh").toAbsolutePath().toString(),
+            run(List.of("bash",
+                    Path.of(System.getProperty("outbox.standalone-config", "../standalone-config"),
+                            "payara/add-user.sh").toAbsolutePath().toString(),
                     "-f", System.getProperty("it.payara.keyfile"), "-u", user, "-p", password, "-g", groups));
         }
     };
