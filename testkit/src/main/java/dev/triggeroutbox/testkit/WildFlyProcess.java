@@ -75,7 +75,7 @@ public final class WildFlyProcess {
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException(
-                        "WildFly did not deploy the WAR within " + timeout + "; see " + console);
+                        "WildFly did not deploy the WAR within " + timeout.toSeconds() + " s; see " + console);
             }
             Thread.sleep(200);
         }
