@@ -1,10 +1,10 @@
 package dev.triggeroutbox.demo;
 
 import dev.triggeroutbox.testkit.LocalPostgres;
+import dev.triggeroutbox.testkit.WildFlyProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -44,16 +44,16 @@ public final class DemoServer {
 
         // the demo's own server base directory, so the integration tests' server stays untouched
         Path base = Path.of(System.getProperty("outbox.demo.base", "target/demo-server")).toAbsolutePath();
-        copyConfiguration(jbossHome.resolve("standalone/configuration"), base.resolve("configuration"));
-        addDemoUser(jbossHome, base.resolve("configuration"));
-        Path deployments = Files.createDirectories(base.resolve("deployments"));
-        Files.deleteIfExists(deployments.resolve("trigger-outbox.war.deployed"));
-        Files.deleteIfExists(deployments.resolve("trigger-outbox.war.failed"));
-        Files.copy(war, deployments.resolve("trigger-outbox.war"), StandardCopyOption.REPLACE_EXISTING);
+        // the configured server's configuration and the WAR, refreshed on every start (the demo user is added after)
+        Path configuration = WildFlyProcess.prepareBase(base, jbossHome.resolve("standalone/configuration"), war);
+        addDemoUser(jbossHome, configuration);
+        Path deployments = base.resolve("deployments");
+        Files.deleteIfExists(deployments.resolve(WildFlyProcess.WAR + ".deployed"));
+        Files.deleteIfExists(deployments.resolve(WildFlyProcess.WAR + ".failed"));
 
         DemoReceiver receiver = new DemoReceiver(RECEIVER_PORT);
-        ProcessBuilder pb = new ProcessBuilder(jbossHome.resolve("bin/standalone.sh").toString(), "-b", "127.0.0.1",
-                "-Djboss.server.base.dir=" + base).inheritIO();
+        // its console on this terminal, so the server's log and the receiver's deliveries show together
+        ProcessBuilder pb = new ProcessBuilder(WildFlyProcess.command(jbossHome, base, 0)).inheritIO();
         Map<String, String> env = pb.environment();
         env.put("LAUNCH_JBOSS_IN_BACKGROUND", "true"); // standalone.sh then passes SIGTERM on to the server
         env.put("DB_URL", dbUrl);
@@ -65,7 +65,7 @@ public final class DemoServer {
         LocalPostgres pg = postgres;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(wildfly, pg), "demo-shutdown"));
 
-        awaitDeployment(deployments, wildfly);
+        WildFlyProcess.awaitDeployed(base, wildfly, Duration.ofMinutes(3));
         System.out.println("""
 
                 ================================================================
@@ -83,16 +83,6 @@ public final class DemoServer {
         wildfly.waitFor();
     }
 
-    /** The configured server's configuration, refreshed on every start (users are added after). */
-    private static void copyConfiguration(Path from, Path to) throws IOException {
-        Files.createDirectories(to);
-        try (var files = Files.list(from)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
-    }
-
     private static void addDemoUser(Path jbossHome, Path configuration) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(jbossHome.resolve("bin/add-user.sh").toString(), "-a", "-s",
                 "-sc", configuration.toString(),
@@ -102,20 +92,6 @@ public final class DemoServer {
         if (p.waitFor() != 0) {
             throw new IllegalStateException("add-user.sh failed: " + out);
         }
-    }
-
-    private static void awaitDeployment(Path deployments, Process wildfly) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline && wildfly.isAlive()) {
-            if (Files.exists(deployments.resolve("trigger-outbox.war.deployed"))) {
-                return;
-            }
-            if (Files.exists(deployments.resolve("trigger-outbox.war.failed"))) {
-                throw new IllegalStateException("the deployment failed; see the server log above");
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException("WildFly did not deploy the WAR within 3 minutes");
     }
 
     private static void stop(Process wildfly, LocalPostgres postgres) {

@@ -2,8 +2,6 @@ package dev.triggeroutbox.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -72,7 +70,7 @@ public final class KafkaBroker implements AutoCloseable {
      * broker is stopped when this JVM exits, should the caller not close it.
      */
     public void start() {
-        if (listening()) {
+        if (Ports.listening(port)) {
             throw new IllegalStateException(
                     "127.0.0.1:" + port + " is taken (a broker of another run?): choose another port");
         }
@@ -84,7 +82,7 @@ public final class KafkaBroker implements AutoCloseable {
             if (!process.isAlive()) {
                 throw new IllegalStateException("the Kafka broker exited: " + log());
             }
-            if (listening()) {
+            if (Ports.listening(port)) {
                 try (Admin admin = admin()) {
                     admin.describeCluster().controller().get(5, TimeUnit.SECONDS);
                     return;
@@ -108,7 +106,7 @@ public final class KafkaBroker implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (listening() && System.nanoTime() < deadline) {
+        while (Ports.listening(port) && System.nanoTime() < deadline) {
             pause(50);
         }
     }
@@ -192,15 +190,6 @@ public final class KafkaBroker implements AutoCloseable {
     public static String testClassPath() {
         String tests = System.getProperty("surefire.test.class.path");
         return tests != null && !tests.isBlank() ? tests : System.getProperty("java.class.path");
-    }
-
-    private boolean listening() {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     private String log() {

@@ -64,7 +64,10 @@ public final class WildFlyProcess {
     /** Waits until the deployment scanner marks the WAR deployed; fails at once when it failed or the server exited. */
     public static void awaitDeployed(Path base, Process process, Duration timeout) throws InterruptedException {
         Path deployments = base.resolve("deployments");
-        Path console = base.resolve("console.log");
+        // where the server wrote its console: its base directory's console.log, or the terminal it inherited
+        Object console = Files.exists(base.resolve("console.log"))
+                ? base.resolve("console.log")
+                : "the server's output";
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!Files.exists(deployments.resolve(WAR + ".deployed"))) {
             if (Files.exists(deployments.resolve(WAR + ".failed"))) {
