@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -57,6 +58,8 @@ class CommitNotifyIT {
     private static final Duration QUICK = Duration.ofSeconds(3);
     /** Under a load that keeps this machine busy: still a third of the poll interval. */
     private static final Duration LOADED = Duration.ofMillis(POLL_MILLIS / 3);
+    /** {@code outbox.dispatch.notify-interval-ms}, the product's default. */
+    private static final long NOTIFY_INTERVAL_MILLIS = 5;
     private static final Pattern SEQ = Pattern.compile("\"seq\":\\s*(\\d+)");
     private static final String LISTENER = "SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN outbox_wakeup'";
 
@@ -145,6 +148,28 @@ class CommitNotifyIT {
                     "{\"sourceKind\":\"kv\",\"payload\":{}}");
             assertEquals(202, committed.status(), committed.toString());
             assertEquals(1, heard(pg, Duration.ofSeconds(5)), "a commit notifies once");
+        }
+    }
+
+    /**
+     * A steady stream of commits shares notifications: at 1,000 commits/s the producing node sends at most one per
+     * {@code outbox.dispatch.notify-interval-ms} (its default, {@value #NOTIFY_INTERVAL_MILLIS} ms), where it sent
+     * one per round trip of its notifier before (one per commit at this rate), and every row is still delivered.
+     */
+    @Test
+    void aStreamOfCommitsSharesNotifications() throws SQLException {
+        try (Connection con = DriverManager.getConnection(System.getenv("DB_URL"), System.getenv("DB_USER"),
+                System.getenv("DB_PASSWORD")); Statement st = con.createStatement()) {
+            st.execute("LISTEN outbox_wakeup");
+            PGConnection pg = con.unwrap(PGConnection.class);
+            heard(pg, Duration.ofMillis(500)); // what earlier tests left
+            long start = System.nanoTime();
+            int events = load(1_000, 2).length;
+            int heard = heard(pg, Duration.ofSeconds(1));
+            long window = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(heard >= 1, "no notification for " + events + " commits");
+            assertTrue(heard <= window / NOTIFY_INTERVAL_MILLIS + 2, heard + " notifications for " + events
+                    + " commits in " + window + " ms: more than one per " + NOTIFY_INTERVAL_MILLIS + " ms");
         }
     }
 

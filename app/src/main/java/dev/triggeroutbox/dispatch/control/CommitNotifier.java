@@ -8,6 +8,7 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -22,8 +23,10 @@ import javax.sql.DataSource;
  * every other one. Measured in one bench run (docs/BENCHMARKS.md), that cost the Java API a third to a half of
  * its rows per second. Sent from here, only one transaction per node at a time takes that lock, the producers
  * never do, and a burst of commits costs one notification. A rolled-back enqueue still wakes nobody (the flag is
- * raised after the commit), at the price of one round trip more before the other nodes hear of it. A failure to
- * send is logged once per outage; the poll is the safety net.
+ * raised after the commit), at the price of one round trip more before the other nodes hear of it. Notifications
+ * are at least {@code outbox.dispatch.notify-interval-ms} apart: under a steady stream of commits the notifier
+ * would otherwise send one per round trip, each a transaction for PostgreSQL and a wake-up for every listener. A
+ * failure to send is logged once per outage; the poll is the safety net.
  */
 @ApplicationScoped
 public class CommitNotifier {
@@ -80,7 +83,9 @@ public class CommitNotifier {
     }
 
     private void send() {
+        long spacing = TimeUnit.MILLISECONDS.toNanos(settings.notifyIntervalMillis());
         while (awaitCommit()) {
+            long sent = System.nanoTime();
             try (Connection con = dataSource.getConnection(); Statement st = con.createStatement()) {
                 st.execute(NOTIFY); // auto-committed: the notification goes out now
                 outage.succeeded();
@@ -88,6 +93,17 @@ public class CommitNotifier {
                 outage.failed(e);
                 LockSupport.parkNanos(this, 100_000_000L); // the database may be down: not a loop at full speed
             }
+            // the commits of the next moment share one notification (outbox.dispatch.notify-interval-ms)
+            for (long left = sent + spacing - System.nanoTime(); left > 0
+                    && !closing(); left = sent + spacing - System.nanoTime()) {
+                LockSupport.parkNanos(this, left);
+            }
+        }
+    }
+
+    private boolean closing() {
+        synchronized (signal) {
+            return closed;
         }
     }
 

@@ -112,6 +112,18 @@ public class DispatchSettings {
     @ConfigProperty(name = "outbox.dispatch.notify", defaultValue = "true")
     boolean notify;
 
+    /**
+     * The least time between two notifications from this node: a commit after a quiet spell is told at once,
+     * and the commits during the interval after a notification share the next one. It bounds what telling the
+     * other nodes costs PostgreSQL (each {@code NOTIFY} is a transaction that takes the database-wide notify lock
+     * and wakes every listening connection) to one per interval however fast producers commit, at the price of at
+     * most this much more wait before another node hears of a commit. {@code 0}: one notification per round trip
+     * of the notifier, as fast as commits come (docs/BENCHMARKS.md#notify measures both).
+     */
+    @Inject
+    @ConfigProperty(name = "outbox.dispatch.notify-interval-ms", defaultValue = "5")
+    long notifyIntervalMillis;
+
     private String node;
     private RetryPolicy retryPolicy;
     private int appShare;
@@ -133,6 +145,8 @@ public class DispatchSettings {
         // be fenced and delivered again by another node.
         require(leaseMillis > deliveryTimeoutMillis,
                 "outbox.dispatch.lease-ms must be greater than outbox.delivery.timeout-ms");
+        require(notifyIntervalMillis >= 0 && notifyIntervalMillis <= 1_000,
+                "outbox.dispatch.notify-interval-ms must be 0..1000");
         require(shutdownGraceMillis >= 0, "outbox.dispatch.shutdown-grace-ms must be 0 or more");
         require(maxAttempts >= 1 && maxAttempts <= 1000, "outbox.retry.max-attempts must be 1..1000");
         retryPolicy = new RetryPolicy(backoffBaseMillis, backoffCapMillis,
@@ -172,6 +186,11 @@ public class DispatchSettings {
     /** Whether commits notify every node, and dispatching nodes listen. */
     public boolean notifyOnCommit() {
         return notify;
+    }
+
+    /** The least time between two notifications from this node (0: none). */
+    public long notifyIntervalMillis() {
+        return notifyIntervalMillis;
     }
 
     public long pollIntervalMillis() {
