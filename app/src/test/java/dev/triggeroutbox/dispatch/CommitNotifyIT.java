@@ -134,9 +134,7 @@ class CommitNotifyIT {
 
     @Test
     void aRolledBackEnqueueNotifiesNobody() throws SQLException {
-        try (Connection con = DriverManager.getConnection(System.getenv("DB_URL"), System.getenv("DB_USER"),
-                System.getenv("DB_PASSWORD")); Statement st = con.createStatement()) {
-            st.execute("LISTEN outbox_wakeup");
+        try (Connection con = listening()) {
             PGConnection pg = con.unwrap(PGConnection.class);
             Api.Reply rolledBack = producing.post(ADMIN, "it/commit-probe/rollback", "{\"app\":\"" + app + "\"}");
             assertEquals(200, rolledBack.status(), rolledBack.toString());
@@ -158,9 +156,7 @@ class CommitNotifyIT {
      */
     @Test
     void aStreamOfCommitsSharesNotifications() throws SQLException {
-        try (Connection con = DriverManager.getConnection(System.getenv("DB_URL"), System.getenv("DB_USER"),
-                System.getenv("DB_PASSWORD")); Statement st = con.createStatement()) {
-            st.execute("LISTEN outbox_wakeup");
+        try (Connection con = listening()) {
             PGConnection pg = con.unwrap(PGConnection.class);
             heard(pg, Duration.ofMillis(500)); // what earlier tests left
             long start = System.nanoTime();
@@ -248,6 +244,19 @@ class CommitNotifyIT {
     }
 
     /** Notifications heard within {@code within}. */
+    /** A connection of this test's own that listens on the outbox's channel. */
+    private static Connection listening() throws SQLException {
+        Connection con = DriverManager.getConnection(System.getenv("DB_URL"), System.getenv("DB_USER"),
+                System.getenv("DB_PASSWORD"));
+        try (Statement st = con.createStatement()) {
+            st.execute("LISTEN outbox_wakeup");
+        } catch (SQLException e) {
+            con.close();
+            throw e;
+        }
+        return con;
+    }
+
     private static int heard(PGConnection pg, Duration within) throws SQLException {
         int heard = 0;
         long deadline = System.nanoTime() + within.toNanos();
