@@ -185,7 +185,9 @@ public final class Benchmark {
                 + "bytes everywhere (the floor's too). The Java API figures are measured inside the server by the "
                 + "benchmark's endpoint (`/bench/enqueue`), each transaction one `Outbox.publish` or one `Outbox.publishAll`. "
                 + "wrk sends the same body on every request, with BASIC auth. Every accepted request and insert is checked "
-                + "against the rows in the table.");
+                + "against the rows in the table. A full run first loads the server through the REST publish (wrk) and the "
+                + "Java API in rounds of 5 s until its JIT compiler threads rest (under 250 ms of their CPU "
+                + "time in a round, read from /proc; at most 2 minutes each); every part then warms up once more before it is measured.");
         r.notes.add("Latency: the load is produced inside the server on a fixed schedule, each event its own JTA "
                 + "transaction (`Outbox.publish`); a transaction synchronization records `System.nanoTime()` at "
                 + "commit and the no-op handler records it at delivery start, both in the server's JVM (a delivery that "

@@ -45,6 +45,24 @@ final class CpuMeter {
         return new Sample(n);
     }
 
+    /** CPU time the server JVM's JIT compiler threads have used so far (Linux names them "C1/C2 CompilerThre"). */
+    long compilerNanos() {
+        return server.processes().mapToLong(p -> {
+            try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(p.pid()), "task"))) {
+                return tasks.mapToLong(t -> {
+                    Path stat = t.resolve("stat");
+                    long n = 0;
+                    for (String name : new String[] {"C1 CompilerThre", "C2 CompilerThre"}) {
+                        n += ticks(stat, name, 11) + ticks(stat, name, 12);
+                    }
+                    return n;
+                }).sum();
+            } catch (IOException e) {
+                return 0; // the process ended meanwhile
+            }
+        }).sum() * TICK_NANOS;
+    }
+
     /** Formats "server 31.2 · postgres 40.1 · nginx 4.2 · machine 90.0 µs/row". */
     static String describe(Map<String, Double> perRow) {
         StringBuilder b = new StringBuilder();

@@ -44,6 +44,9 @@ final class EnqueuePhase {
                 s.clients(), s.enqueueSeconds(), s.enqueueWarmupSeconds(), s.batchEvents());
         bench.pause();
         t.truncate("outbox");
+        if (!s.quick()) {
+            warmUp(bench);
+        }
 
         Results.Throughput rest = rest(bench);
         Progress.say("  REST publish, JDK client: %,.0f requests/s (%,d in %d s)", rest.perSecond(), rest.count(),
@@ -85,6 +88,54 @@ final class EnqueuePhase {
                 e.toFloor(restBatch),
                 e.toFloor(javaApi), e.toFloor(javaBatch));
         return e;
+    }
+
+    /** Most time each producer path is loaded before the parts, waiting for the server's JIT to rest. */
+    private static final Duration WARM_UP_LIMIT = Duration.ofMinutes(2);
+    private static final int WARM_UP_ROUND_SECONDS = 5;
+    /** CPU the server's JIT compilers may use in one round for the server to count as warm: a twentieth of a core. */
+    private static final Duration RESTING_COMPILER_CPU = Duration.ofMillis(WARM_UP_ROUND_SECONDS * 1000L / 20);
+
+    /**
+     * Loads the server through the REST publish (wrk, else one JDK client round) and then the Java API in rounds of
+     * {@value #WARM_UP_ROUND_SECONDS} s until its JIT compiler threads rest (under a twentieth of a core in a round,
+     * their CPU time read from {@code /proc}), for at most {@link #WARM_UP_LIMIT} each. On two cores under this load
+     * the compilers keep a good part of a core busy for a minute and more; a part measured before they rest measures
+     * them, not the server a producer meets after its first minutes.
+     */
+    private static void warmUp(Bench bench) throws Exception {
+        Settings s = bench.settings();
+        SignedPosts.Post post = publishPost();
+        String url = publishUrl(bench);
+        settle(bench, "REST publish", () -> {
+            if (Wrk.installed()) {
+                Wrk.run(s.target(), url, post, s.wrkConnections(), WARM_UP_ROUND_SECONDS);
+            } else {
+                rest(bench);
+            }
+        });
+        settle(bench, "Java API publish", () -> bench.api().javaApiEnqueue(bench.tables().app(), s.clients(),
+                WARM_UP_ROUND_SECONDS, 0, 1));
+        bench.tables().truncate("outbox");
+    }
+
+    private interface Round {
+        void run() throws Exception;
+    }
+
+    private static void settle(Bench bench, String path, Round round) throws Exception {
+        CpuMeter cpu = new CpuMeter(bench.server());
+        long start = System.nanoTime();
+        long compiling;
+        do {
+            long before = cpu.compilerNanos();
+            round.run();
+            compiling = cpu.compilerNanos() - before;
+        } while (compiling >= RESTING_COMPILER_CPU.toNanos() && System.nanoTime() - start < WARM_UP_LIMIT.toNanos());
+        boolean rested = compiling < RESTING_COMPILER_CPU.toNanos();
+        Progress.say("  warm-up, %s: %d s, %s the JIT compilers took %,d ms of CPU in %d s", path,
+                Duration.ofNanos(System.nanoTime() - start).toSeconds(), rested ? "until" : "the limit; at its end",
+                compiling / 1_000_000, WARM_UP_ROUND_SECONDS);
     }
 
     static Results.Throughput javaApi(Bench bench, String label, int batch) throws Exception {
@@ -184,11 +235,8 @@ final class EnqueuePhase {
      */
     static Results.Throughput restWithWrk(Bench bench) throws Exception {
         Settings s = bench.settings();
-        Map<String, String> headers = new LinkedHashMap<>();
-        headers.put("Authorization", Api.AUTH);
-        headers.put("Content-Type", "application/json");
-        SignedPosts.Post post = new SignedPosts.Post(headers, event(0).getBytes(StandardCharsets.UTF_8));
-        String url = Api.BASE + "/apps/" + bench.tables().app() + "/events";
+        SignedPosts.Post post = publishPost();
+        String url = publishUrl(bench);
         Results.Throughput warm = Wrk.run(s.target(), url, post, s.wrkConnections(), s.enqueueWarmupSeconds());
         Results.Throughput measured = Wrk.run(s.target(), url, post, s.wrkConnections(), s.enqueueSeconds());
         long sent = warm.count() + measured.count();
@@ -205,6 +253,18 @@ final class EnqueuePhase {
         }
         return new Results.Throughput("REST publish (wrk, " + s.wrkConnections() + " connections)", measured.count(),
                 measured.seconds());
+    }
+
+    /** One single-event publish as wrk sends it (the same body every time: no idempotency key, so each is one event). */
+    private static SignedPosts.Post publishPost() {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Authorization", Api.AUTH);
+        headers.put("Content-Type", "application/json");
+        return new SignedPosts.Post(headers, event(0).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String publishUrl(Bench bench) {
+        return Api.BASE + "/apps/" + bench.tables().app() + "/events";
     }
 
     private static Results.Throughput restBatch(Bench bench) throws Exception {
