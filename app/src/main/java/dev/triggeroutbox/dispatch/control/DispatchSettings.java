@@ -155,7 +155,8 @@ public class DispatchSettings {
         LOG.info(() -> "outbox dispatcher settings: node=" + node + " poll=" + pollIntervalMillis + "ms batch="
                 + batchSize + " concurrency=" + concurrency + " perApp=" + appShare + " perTrigger=" + triggerShare
                 + " lease=" + leaseMillis + "ms timeout="
-                + deliveryTimeoutMillis + "ms maxAttempts=" + maxAttempts + " notify=" + notify);
+                + deliveryTimeoutMillis + "ms maxAttempts=" + maxAttempts + " notify=" + notify + " notifyInterval="
+                + notifyIntervalMillis + "ms");
     }
 
     private static void require(boolean ok, String message) {
