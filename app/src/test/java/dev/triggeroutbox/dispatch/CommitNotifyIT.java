@@ -243,7 +243,6 @@ class CommitNotifyIT {
         return ItDatabase.count("SELECT max(pid) FROM (" + LISTENER + ") l");
     }
 
-    /** Notifications heard within {@code within}. */
     /** A connection of this test's own that listens on the outbox's channel. */
     private static Connection listening() throws SQLException {
         Connection con = DriverManager.getConnection(System.getenv("DB_URL"), System.getenv("DB_USER"),
@@ -257,6 +256,7 @@ class CommitNotifyIT {
         return con;
     }
 
+    /** Notifications heard within {@code within}. */
     private static int heard(PGConnection pg, Duration within) throws SQLException {
         int heard = 0;
         long deadline = System.nanoTime() + within.toNanos();

@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -37,7 +39,8 @@ final class CpuMeter {
         n.put("server", server.cpuNanos());
         // the server's time in the kernel: its system calls, and the loopback network's work done on its behalf
         n.put("server-kernel",
-                server.processes().mapToLong(p -> ticks(Path.of("/proc", Long.toString(p.pid()), "stat"), null, 12))
+                server.processes()
+                        .mapToLong(p -> ticks(Path.of("/proc", Long.toString(p.pid()), "stat"), any -> true, 12))
                         .sum() * TICK_NANOS);
         n.put("postgres", byName("postgres"));
         n.put("nginx", byName("nginx"));
@@ -47,16 +50,10 @@ final class CpuMeter {
 
     /** CPU time the server JVM's JIT compiler threads have used so far (Linux names them "C1/C2 CompilerThre"). */
     long compilerNanos() {
+        Set<String> compilers = Set.of("C1 CompilerThre", "C2 CompilerThre");
         return server.processes().mapToLong(p -> {
             try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(p.pid()), "task"))) {
-                return tasks.mapToLong(t -> {
-                    Path stat = t.resolve("stat");
-                    long n = 0;
-                    for (String name : new String[] {"C1 CompilerThre", "C2 CompilerThre"}) {
-                        n += ticks(stat, name, 11) + ticks(stat, name, 12);
-                    }
-                    return n;
-                }).sum();
+                return tasks.mapToLong(t -> ticks(t.resolve("stat"), compilers::contains, 11, 12)).sum();
             } catch (IOException e) {
                 return 0; // the process ended meanwhile
             }
@@ -75,7 +72,7 @@ final class CpuMeter {
     private static long byName(String name) {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
-                    .mapToLong(p -> ticks(p.resolve("stat"), name, 11) + ticks(p.resolve("stat"), name, 12)).sum()
+                    .mapToLong(p -> ticks(p.resolve("stat"), name::equals, 11, 12)).sum()
                     * TICK_NANOS;
         } catch (IOException e) {
             return 0;
@@ -83,18 +80,23 @@ final class CpuMeter {
     }
 
     /**
-     * Field {@code field} of a process's stat line after its name (11: user time, 12: system time, in ticks), when its
-     * command name is {@code name} (null: any).
+     * The sum of fields {@code fields} of a process's (or thread's) stat line after its name (11: user time, 12:
+     * system time, in ticks), when its command name is {@code named}; the file is read once.
      */
-    private static long ticks(Path stat, String name, int field) {
+    private static long ticks(Path stat, Predicate<String> named, int... fields) {
         try {
             String s = Files.readString(stat);
             int open = s.indexOf('(');
             int close = s.lastIndexOf(')');
-            if (open < 0 || close < 0 || (name != null && !s.substring(open + 1, close).equals(name))) {
+            if (open < 0 || close < 0 || !named.test(s.substring(open + 1, close))) {
                 return 0;
             }
-            return Long.parseLong(s.substring(close + 2).split(" ")[field]);
+            String[] f = s.substring(close + 2).split(" ");
+            long sum = 0;
+            for (int field : fields) {
+                sum += Long.parseLong(f[field]);
+            }
+            return sum;
         } catch (IOException | RuntimeException e) {
             return 0; // the process ended meanwhile
         }

@@ -119,20 +119,17 @@ final class EnqueuePhase {
         bench.tables().truncate("outbox");
     }
 
-    private interface Round {
-        void run() throws Exception;
-    }
-
-    private static void settle(Bench bench, String path, Round round) throws Exception {
+    private static void settle(Bench bench, String path, Step round) throws Exception {
         CpuMeter cpu = new CpuMeter(bench.server());
         long start = System.nanoTime();
         long compiling;
+        boolean rested;
         do {
             long before = cpu.compilerNanos();
             round.run();
             compiling = cpu.compilerNanos() - before;
-        } while (compiling >= RESTING_COMPILER_CPU.toNanos() && System.nanoTime() - start < WARM_UP_LIMIT.toNanos());
-        boolean rested = compiling < RESTING_COMPILER_CPU.toNanos();
+            rested = compiling < RESTING_COMPILER_CPU.toNanos();
+        } while (!rested && System.nanoTime() - start < WARM_UP_LIMIT.toNanos());
         Progress.say("  warm-up, %s: %d s, %s the JIT compilers took %,d ms of CPU in %d s", path,
                 Duration.ofNanos(System.nanoTime() - start).toSeconds(), rested ? "until" : "the limit; at its end",
                 compiling / 1_000_000, WARM_UP_ROUND_SECONDS);

@@ -118,7 +118,7 @@ public class DispatchSettings {
      * other nodes costs PostgreSQL (each {@code NOTIFY} is a transaction that takes the database-wide notify lock
      * and wakes every listening connection) to one per interval however fast producers commit, at the price of at
      * most this much more wait before another node hears of a commit. {@code 0}: one notification per round trip
-     * of the notifier, as fast as commits come (docs/BENCHMARKS.md#notify measures both).
+     * of the notifier, as fast as commits come (docs/BENCHMARKS.md#notify-interval measures both).
      */
     @Inject
     @ConfigProperty(name = "outbox.dispatch.notify-interval-ms", defaultValue = "5")
