@@ -187,7 +187,10 @@ public final class Benchmark {
                 + "wrk sends the same body on every request, with BASIC auth. Every accepted request and insert is checked "
                 + "against the rows in the table. A full run first loads the server through the REST publish (wrk) and the "
                 + "Java API in rounds of 5 s until its JIT compiler threads rest (under 250 ms of their CPU "
-                + "time in a round, read from /proc; at most 2 minutes each); every part then warms up once more before it is measured.");
+                + "time in a round, read from /proc; at most 2 minutes each); every part then warms up once more before it is measured. "
+                + "PostgreSQL alone: pgbench (8 connections, prepared statements, as long as a part after a warm-up as long) "
+                + "runs the floor's INSERT, then `BEGIN` pipelined with the product's fan-out `INSERT … SELECT … RETURNING` "
+                + "and `COMMIT`, as the JDBC driver sends one `Outbox.publish` in a JTA transaction, with no server.");
         r.notes.add("Latency: the load is produced inside the server on a fixed schedule, each event its own JTA "
                 + "transaction (`Outbox.publish`); a transaction synchronization records `System.nanoTime()` at "
                 + "commit and the no-op handler records it at delivery start, both in the server's JVM (a delivery that "

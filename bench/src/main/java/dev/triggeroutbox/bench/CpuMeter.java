@@ -68,11 +68,14 @@ final class CpuMeter {
         return b.append(" µs/row").toString();
     }
 
-    /** User and system time of every process whose command name is {@code name}. */
+    /**
+     * User and system time of every process whose command name is {@code name}, and of its children that have ended
+     * (PostgreSQL's backends end with their connections: the postmaster's account keeps their time).
+     */
     private static long byName(String name) {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
-                    .mapToLong(p -> ticks(p.resolve("stat"), name::equals, 11, 12)).sum()
+                    .mapToLong(p -> ticks(p.resolve("stat"), name::equals, 11, 12, 13, 14)).sum()
                     * TICK_NANOS;
         } catch (IOException e) {
             return 0;
@@ -81,7 +84,8 @@ final class CpuMeter {
 
     /**
      * The sum of fields {@code fields} of a process's (or thread's) stat line after its name (11: user time, 12:
-     * system time, in ticks), when its command name is {@code named}; the file is read once.
+     * system time, 13 and 14: the same of its children it has waited for; in ticks), when its command name is
+     * {@code named}; the file is read once.
      */
     private static long ticks(Path stat, Predicate<String> named, int... fields) {
         try {

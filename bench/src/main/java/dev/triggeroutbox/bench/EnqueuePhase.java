@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -23,8 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * each, one event = one row = one transaction per request), then wrk does the same over its own
  * connections, then K clients publish batches ({@code events:batch}); K producer threads publish through
  * the Java API inside the server, one event per transaction and then batches ({@code publishAll}); and K
- * JDBC connections run single-row INSERT transactions on the outbox table itself (the floor). Every
- * payload is about 200 bytes. The dispatcher is paused throughout; the rows are removed after.
+ * JDBC connections run single-row INSERT transactions on the outbox table itself (the floor); last, pgbench runs the
+ * floor's INSERT and the Java API's transaction on PostgreSQL alone ({@link PgBench}). Every part says its CPU per
+ * row. Every payload is about 200 bytes. The dispatcher is paused throughout; the rows are removed after.
  */
 final class EnqueuePhase {
 
@@ -48,14 +50,14 @@ final class EnqueuePhase {
             warmUp(bench);
         }
 
-        Results.Throughput rest = rest(bench);
+        Results.Throughput rest = costed(bench, () -> rest(bench));
         Progress.say("  REST publish, JDK client: %,.0f requests/s (%,d in %d s)", rest.perSecond(), rest.count(),
                 s.enqueueSeconds());
         t.truncate("outbox");
 
         Results.Throughput restWrk = null;
         if (Wrk.installed()) {
-            restWrk = restWithWrk(bench);
+            restWrk = costed(bench, () -> restWithWrk(bench));
             Progress.say("  REST publish, wrk %d connections: %,.0f requests/s", s.wrkConnections(),
                     restWrk.perSecond());
             t.truncate("outbox");
@@ -63,31 +65,62 @@ final class EnqueuePhase {
             Progress.say("  REST publish with wrk: skipped (%s missing)", Wrk.BINARY);
         }
 
-        Results.Throughput restBatch = restBatch(bench);
+        Results.Throughput restBatch = costed(bench, () -> restBatch(bench));
         Progress.say("  REST batch publish: %,.0f rows/s (%,d batches of %d in %d s)", restBatch.perSecond(),
                 restBatch.count() / s.batchEvents(), s.batchEvents(), s.enqueueSeconds());
         t.truncate("outbox");
 
-        Results.Throughput javaApi = javaApi(bench, "Java API (Outbox.publish, 1 row/tx)", 1);
+        Results.Throughput javaApi = costed(bench, () -> javaApi(bench, "Java API (Outbox.publish, 1 row/tx)", 1));
         Progress.say("  Java API publish: %,.0f rows/s", javaApi.perSecond());
         t.truncate("outbox");
 
-        Results.Throughput javaBatch = javaApi(bench, "Java API (Outbox.publishAll)", s.batchEvents());
+        Results.Throughput javaBatch = costed(bench,
+                () -> javaApi(bench, "Java API (Outbox.publishAll)", s.batchEvents()));
         Progress.say("  Java API publishAll: %,.0f rows/s", javaBatch.perSecond());
         t.truncate("outbox");
 
-        Results.Throughput floor = floor(bench);
+        Results.Throughput floor = costed(bench, () -> floor(bench));
         Progress.say("  single-row INSERT floor: %,.0f transactions/s", floor.perSecond());
         t.truncate("outbox");
 
+        PgBench.Ceiling ceiling = null;
+        if (PgBench.installed()) {
+            ceiling = PgBench.run(bench.db(), s.target(), t.app(), t.trigger(), s.clients(), s.enqueueSeconds());
+            Progress.say(
+                    "  PostgreSQL alone (pgbench, no server): single-row INSERT %,.0f/s; the Java API's transaction "
+                            + "%,.0f/s, %.2f of the floor: the Java API's ceiling here. At 0.6 of the floor the server could "
+                            + "spend %.0f µs of CPU per transaction",
+                    ceiling.single().perSecond(),
+                    ceiling.transaction().perSecond(), ceiling.transaction().perSecond() / floor.perSecond(),
+                    ceiling.serverBudgetMicros(floor, 0.6));
+            t.truncate("outbox");
+        } else {
+            Progress.say("  PostgreSQL alone with pgbench: skipped (%s missing)", PgBench.BINARY);
+        }
+
         Results.Enqueue e = new Results.Enqueue(s.clients(), rest, s.wrkConnections(), restWrk, s.batchEvents(),
                 restBatch,
-                javaApi, javaBatch, floor);
+                javaApi, javaBatch, floor, ceiling);
         Progress.say("  / floor: REST (JDK) %.2f, REST (wrk) %.2f (target >= 0.25), REST batch %.2f (target >= 3), "
                 + "Java API %.2f (target >= 0.6), publishAll %.2f", e.toFloor(rest), e.toFloor(restWrk),
                 e.toFloor(restBatch),
                 e.toFloor(javaApi), e.toFloor(javaBatch));
         return e;
+    }
+
+    /**
+     * Runs one part and says what it cost each process in CPU per row written (the rows of the part's own warm-up
+     * included, counted in the table before it is emptied): where a producer path's time goes, beside its rows/s.
+     */
+    private static Results.Throughput costed(Bench bench, Callable<Results.Throughput> part) throws Exception {
+        CpuMeter cpu = new CpuMeter(bench.server());
+        CpuMeter.Sample before = cpu.sample();
+        Results.Throughput measured = part.call();
+        CpuMeter.Sample after = cpu.sample();
+        Map<String, Double> perRow = after.microsPerRow(before, bench.tables().count("outbox"));
+        perRow.remove("nginx");
+        Progress.say("    CPU: %s", CpuMeter.describe(perRow));
+        return measured;
     }
 
     /** Most time each producer path is loaded before the parts, waiting for the server's JIT to rest. */

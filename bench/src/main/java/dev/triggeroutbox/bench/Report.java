@@ -111,8 +111,21 @@ final class Report {
                     "| Java API `Outbox.publishAll` of %,d events per JTA transaction, %d threads (rows/s) | %,.0f | %.2f |\n",
                     e.batchEvents(), e.clients(), e.javaBatch().perSecond(), e.toFloor(e.javaBatch())));
             md.append(f(
-                    "| single-row `INSERT` transactions on `outbox`, %d JDBC connections (the floor) | %,.0f | 1.00 |\n\n",
+                    "| single-row `INSERT` transactions on `outbox`, %d JDBC connections (the floor) | %,.0f | 1.00 |\n",
                     e.clients(), e.floor().perSecond()));
+            if (e.ceiling() != null) {
+                PgBench.Ceiling c = e.ceiling();
+                md.append(f(
+                        "| PostgreSQL alone: the same single-row `INSERT`, pgbench, %d connections (tx/s) | %,.0f | %.2f |\n",
+                        e.clients(), c.single().perSecond(), e.toFloor(c.single())));
+                md.append(f("| PostgreSQL alone: the Java API's transaction (`BEGIN` + fan-out `INSERT … SELECT`, "
+                        + "then `COMMIT`), pgbench (tx/s): the Java API's ceiling | %,.0f | %.2f |\n",
+                        c.transaction().perSecond(), e.toFloor(c.transaction())));
+                md.append(f("\nAt 0.6 of the floor, the server could spend %.0f µs of CPU per Java API transaction on "
+                        + "these %d cores (what PostgreSQL took for it alone is subtracted).\n",
+                        c.serverBudgetMicros(e.floor(), 0.6), Runtime.getRuntime().availableProcessors()));
+            }
+            md.append('\n');
         }
         if (r.notifyCost != null) {
             md.append("## Notify: enqueue with `outbox.dispatch.notify` on and off\n\n");

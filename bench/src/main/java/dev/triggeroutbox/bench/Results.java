@@ -34,7 +34,7 @@ final class Results {
      */
     record Enqueue(int clients, Throughput rest, int wrkConnections, Throughput restWrk, int batchEvents,
             Throughput restBatch,
-            Throughput javaApi, Throughput javaBatch, Throughput floor) {
+            Throughput javaApi, Throughput javaBatch, Throughput floor, PgBench.Ceiling ceiling) {
         double toFloor(Throughput t) {
             return t == null ? Double.NaN : t.perSecond() / floor.perSecond();
         }
