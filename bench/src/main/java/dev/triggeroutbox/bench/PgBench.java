@@ -15,8 +15,9 @@ import java.util.regex.Pattern;
  * The database's own ceiling for a producer's transaction: pgbench (PostgreSQL's C load generator) runs, with no
  * application server at all, the single-row INSERT of the floor (one round trip, autocommit) and then the transaction
  * that one {@code Outbox.publish} in a JTA transaction sends (the product's fan-out {@code INSERT … SELECT …
- * RETURNING} pipelined after {@code BEGIN}, as the JDBC driver sends it, then {@code COMMIT}: two round trips). Their
- * ratio is the most the Java API can reach against the floor on this machine, whatever the server costs.
+ * RETURNING} pipelined after {@code BEGIN}, as the JDBC driver sends it, then {@code COMMIT}: two round trips). The
+ * second rate is the most the Java API can reach on this machine, whatever the server costs: against the floor, the
+ * Java API's ceiling.
  */
 final class PgBench {
 
