@@ -12,6 +12,8 @@ import dev.triggeroutbox.testkit.Deployments;
 import dev.triggeroutbox.testkit.ItDatabase;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import jakarta.ws.rs.ProcessingException;
+import java.net.SocketException;
 import java.net.URL;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -49,6 +51,8 @@ class InputIT {
     private static final long SEED = Long.getLong("input.seed", 5758848599754L);
     /** Payara Micro's Grizzly answers an empty 400 itself for an address with an encoded NUL or bytes that are no UTF-8. */
     private static final boolean ON_PAYARA = "payara".equals(System.getProperty("outbox.it.server"));
+    /** Grizzly's buffer for a request line and headers (Payara's {@code header-buffer-length-bytes}, 8 KiB). */
+    private static final int GRIZZLY_HEADER_BYTES = 8192;
     /** How many generated reads (GETs with generated query and path values). */
     private static final int READS = Integer.getInteger("input.reads", 1500);
 
@@ -278,6 +282,7 @@ class InputIT {
                 "cancelled", "kv", "sourceKind", "appId", "outbox.bulk-cancel", "../..", "a/b", "?x=1", "#", " ");
         int refused = 0;
         int byTheServer = 0;
+        String previous = "none";
         for (int i = 0; i < READS; i++) {
             String[] read = reads.get(random.nextInt(reads.size()));
             StringBuilder url = new StringBuilder();
@@ -298,7 +303,20 @@ class InputIT {
             }
             String user = random.nextInt(4) == 0 ? PRODUCER_A : ADMIN;
             String where = "seed " + (SEED + 1) + ", read " + i + ": GET " + shortened(url.toString()) + " as " + user;
-            Api.Reply r = api.get(user, url.toString());
+            Api.Reply r;
+            try {
+                r = api.get(user, url.toString());
+            } catch (ProcessingException e) {
+                if (ON_PAYARA && url.length() > GRIZZLY_HEADER_BYTES && e.getCause() instanceof SocketException) {
+                    // Grizzly closes the connection on a request head over its buffer, at times while the client is
+                    // still writing it (docs/GOTCHAS.md); the WAR sees nothing
+                    byTheServer++;
+                    previous = where + " -> connection closed by the server";
+                    continue;
+                }
+                throw new AssertionError(where + ": no answer (" + e.getCause() + "); the read before: " + previous, e);
+            }
+            previous = where + " -> " + r.status() + " " + r.contentType() + " " + shortened(r.body());
             if (ON_PAYARA && r.status() == 400 && r.body().isEmpty() && r.contentType() == null) {
                 byTheServer++; // Grizzly refuses an address it cannot decode before the WAR sees it (docs/GOTCHAS.md)
             } else if (r.status() >= 400 && r.status() < 500) {
