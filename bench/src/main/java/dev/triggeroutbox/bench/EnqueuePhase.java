@@ -86,13 +86,6 @@ final class EnqueuePhase {
         PgBench.Ceiling ceiling = null;
         if (PgBench.installed()) {
             ceiling = PgBench.run(bench.db(), s.target(), t.app(), t.trigger(), s.clients(), s.enqueueSeconds());
-            Progress.say(
-                    "  PostgreSQL alone (pgbench, no server): single-row INSERT %,.0f/s; the Java API's transaction "
-                            + "%,.0f/s, %.2f of the floor: the Java API's ceiling here. At 0.6 of the floor the server could "
-                            + "spend %.0f µs of CPU per transaction",
-                    ceiling.single().perSecond(),
-                    ceiling.transaction().perSecond(), ceiling.transaction().perSecond() / floor.perSecond(),
-                    ceiling.serverBudgetMicros(floor, 0.6));
             t.truncate("outbox");
         } else {
             Progress.say("  PostgreSQL alone with pgbench: skipped (%s missing)", PgBench.BINARY);
@@ -101,6 +94,16 @@ final class EnqueuePhase {
         Results.Enqueue e = new Results.Enqueue(s.clients(), rest, s.wrkConnections(), restWrk, s.batchEvents(),
                 restBatch,
                 javaApi, javaBatch, floor, ceiling);
+        if (ceiling != null) {
+            Progress.say(
+                    "  PostgreSQL alone (pgbench, no server): single-row INSERT %,.0f/s; the Java API's transaction "
+                            + "%,.0f/s, %.2f of the floor: the Java API's ceiling here. At %.1f of the floor the server could "
+                            + "spend %.0f µs of CPU per transaction",
+                    ceiling.single().perSecond(),
+                    ceiling.transaction().perSecond(), e.toFloor(ceiling.transaction()),
+                    Results.Enqueue.JAVA_API_TARGET,
+                    ceiling.serverBudgetMicros(floor, Results.Enqueue.JAVA_API_TARGET));
+        }
         Progress.say("  / floor: REST (JDK) %.2f, REST (wrk) %.2f (target >= 0.25), REST batch %.2f (target >= 3), "
                 + "Java API %.2f (target >= 0.6), publishAll %.2f", e.toFloor(rest), e.toFloor(restWrk),
                 e.toFloor(restBatch),

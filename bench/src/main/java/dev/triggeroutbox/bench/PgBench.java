@@ -73,15 +73,13 @@ final class PgBench {
         Path single = Files.writeString(dir.resolve("single.sql"), SINGLE.formatted(app, trigger, payload));
         Path transaction = Files.writeString(dir.resolve("transaction.sql"),
                 "\\startpipeline\nBEGIN;\n" + FAN_OUT.formatted(app, payload).strip() + "\n\\endpipeline\nCOMMIT;\n");
-        run(db, single, clients, seconds);
-        Results.Throughput s = run(db, single, clients, seconds);
-        run(db, transaction, clients, seconds);
-        Results.Throughput t = run(db, transaction, clients, seconds);
-        return new Ceiling(new Results.Throughput("single-row INSERT, pgbench", s.count(), s.seconds()),
-                new Results.Throughput("Java API transaction, pgbench", t.count(), t.seconds()));
+        run(db, single, "warm-up", clients, seconds);
+        Results.Throughput s = run(db, single, "single-row INSERT, pgbench", clients, seconds);
+        run(db, transaction, "warm-up", clients, seconds);
+        return new Ceiling(s, run(db, transaction, "Java API transaction, pgbench", clients, seconds));
     }
 
-    private static Results.Throughput run(Database db, Path script, int clients, int seconds)
+    private static Results.Throughput run(Database db, Path script, String label, int clients, int seconds)
             throws IOException, InterruptedException {
         URI uri = URI.create(db.url.substring("jdbc:".length()));
         Path out = script.resolveSibling(script.getFileName() + ".out");
@@ -100,7 +98,6 @@ final class PgBench {
         if (p.exitValue() != 0 || !m.find()) {
             throw new IOException("pgbench failed (exit " + p.exitValue() + "): " + text);
         }
-        return new Results.Throughput(script.getFileName().toString(), Math.round(Double.parseDouble(m.group(1))
-                * seconds), seconds);
+        return new Results.Throughput(label, Math.round(Double.parseDouble(m.group(1)) * seconds), seconds);
     }
 }

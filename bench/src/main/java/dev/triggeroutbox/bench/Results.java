@@ -35,6 +35,9 @@ final class Results {
     record Enqueue(int clients, Throughput rest, int wrkConnections, Throughput restWrk, int batchEvents,
             Throughput restBatch,
             Throughput javaApi, Throughput javaBatch, Throughput floor, PgBench.Ceiling ceiling) {
+        /** Issue 14's target for the Java API's single publish, as a share of the floor. */
+        static final double JAVA_API_TARGET = 0.6;
+
         double toFloor(Throughput t) {
             return t == null ? Double.NaN : t.perSecond() / floor.perSecond();
         }
