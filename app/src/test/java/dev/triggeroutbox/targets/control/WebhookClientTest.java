@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
@@ -75,6 +76,19 @@ class WebhookClientTest {
         }
     }
 
+    /** The transport every test here runs on: the one the server picks (WebhookClientNioTest runs them on NIO). */
+    boolean epoll() {
+        return WebhookClient.EPOLL;
+    }
+
+    /** The native transport bundled in the WAR loads where it is built for, so webhooks get it there. */
+    @Test
+    void theNativeTransportLoadsOnLinuxX86() {
+        assumeTrue(System.getProperty("os.name").equals("Linux") && System.getProperty("os.arch").equals("amd64")
+                && !Boolean.getBoolean("io.netty.transport.noNative"));
+        assertTrue(WebhookClient.EPOLL, () -> "epoll: " + io.netty.channel.epoll.Epoll.unavailabilityCause());
+    }
+
     @AfterEach
     void close() throws Exception {
         for (AutoCloseable c : open) {
@@ -101,7 +115,7 @@ class WebhookClientTest {
                 30_000, 1_000, System::nanoTime);
         WebhookClient client = new WebhookClient(Duration.ofSeconds(2), idleMillis, 1024,
                 new CheckedAddresses(policy, dns),
-                Executors.defaultThreadFactory(), trust);
+                Executors.defaultThreadFactory(), trust, epoll());
         open.add(client);
         return client;
     }
@@ -398,7 +412,7 @@ class WebhookClientTest {
             throw new UnknownHostException(host);
         }, executor, 10, 30_000, 1_000, System::nanoTime);
         WebhookClient client = new WebhookClient(Duration.ofSeconds(2), 30_000, 1024, new CheckedAddresses(policy, dns),
-                Executors.defaultThreadFactory(), null);
+                Executors.defaultThreadFactory(), null, epoll());
         open.add(client);
         CompletableFuture<WebhookClient.Answer> f = client.post(new WebhookClient.Request(
                 URI.create("http://nowhere.example/hook"), new byte[0]), Duration.ofSeconds(5));
