@@ -105,9 +105,9 @@ final class EnqueuePhase {
                     ceiling.serverBudgetMicros(floor, Results.Enqueue.JAVA_API_TARGET));
         }
         Progress.say("  / floor: REST (JDK) %.2f, REST (wrk) %.2f (target >= 0.25), REST batch %.2f (target >= 3), "
-                + "Java API %.2f (target >= 0.6), publishAll %.2f", e.toFloor(rest), e.toFloor(restWrk),
+                + "Java API %.2f (target >= %.1f), publishAll %.2f", e.toFloor(rest), e.toFloor(restWrk),
                 e.toFloor(restBatch),
-                e.toFloor(javaApi), e.toFloor(javaBatch));
+                e.toFloor(javaApi), Results.Enqueue.JAVA_API_TARGET, e.toFloor(javaBatch));
         return e;
     }
 
